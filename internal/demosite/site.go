@@ -1,0 +1,310 @@
+package demosite
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"html"
+	"io/fs"
+	mathrand "math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Default credentials, used when Options.Users is empty.
+const (
+	DefaultUsername = "admin"
+	DefaultPassword = "demo-password"
+)
+
+// SessionCookie is the name of the cookie POST /api/login sets.
+const SessionCookie = "mk_session"
+
+// InjectHeader is the request header that selects fault-injection modes for
+// one API request (see the package documentation). The pages send it on
+// every API call they make while their URL carries ?inject=.
+const InjectHeader = "X-Inject"
+
+// Options configures a Site. The zero value is ready to use.
+type Options struct {
+	// Seed drives the generated orders (which customer, status, total and
+	// time each has). The same Seed and Clock always give the same data.
+	Seed int64
+	// Users maps usernames to passwords for /login. Empty means
+	// {DefaultUsername: DefaultPassword}.
+	Users map[string]string
+	// Clock returns the current time; nil means time.Now. It is read once in
+	// New to date the seeded data (orders are spread over the 60 days before
+	// that day, UTC) and again whenever a customer is created.
+	Clock func() time.Time
+	// RequireLogin makes every page except /login redirect to /login, and
+	// every API route except login, logout, session and health answer 401,
+	// until the client has a session (static assets and /healthz stay open). The default (false) lets macros use
+	// the site without signing in; signing in still works.
+	RequireLogin bool
+	// SlowDelay is how long the API waits per request under inject=slow, and
+	// how long slow pages hold back their late elements. Zero means a
+	// pseudo-random delay between 1 and 2 seconds per request.
+	SlowDelay time.Duration
+}
+
+// Site is the demo back-office app: pages, JSON API and in-memory state.
+// Create one with New; it is safe for concurrent use.
+type Site struct {
+	opts    Options
+	users   map[string]string
+	clock   func() time.Time
+	base    time.Time // "today" of the seeded data, fixed at New
+	handler http.Handler
+
+	mu       sync.Mutex
+	st       *store
+	sessions map[string]string // token -> username
+	slowRng  *mathrand.Rand
+}
+
+//go:embed static
+var staticFiles embed.FS
+
+// pages maps each page route to its HTML file under static/.
+var pages = map[string]string{
+	"/login":     "static/login.html",
+	"/customers": "static/customers.html",
+	"/orders":    "static/orders.html",
+	"/settings":  "static/settings.html",
+}
+
+// New returns a Site holding freshly seeded state.
+func New(opts Options) *Site {
+	s := &Site{opts: opts, clock: opts.Clock}
+	if s.clock == nil {
+		s.clock = time.Now
+	}
+	s.users = opts.Users
+	if len(s.users) == 0 {
+		s.users = map[string]string{DefaultUsername: DefaultPassword}
+	}
+	now := s.clock().UTC()
+	s.base = time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	s.Reset()
+	s.handler = s.routes()
+	return s
+}
+
+// Reset restores the seeded state: customers, orders and settings as New
+// made them. It also ends every login session.
+func (s *Site) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st = newStore(s.opts.Seed, s.base)
+	s.sessions = map[string]string{}
+	s.slowRng = mathrand.New(mathrand.NewPCG(uint64(s.opts.Seed), 0x736c6f77)) // "slow"
+}
+
+// Handler returns the http.Handler serving the site's pages, static assets
+// and API. The same handler is returned on every call.
+func (s *Site) Handler() http.Handler { return s.handler }
+
+func (s *Site) routes() http.Handler {
+	mux := http.NewServeMux()
+
+	// API. Methods are checked inside the handlers so that a wrong method
+	// gets the same JSON error shape as everything else.
+	mux.Handle("/api/customers", s.api(s.handleCustomers))
+	mux.Handle("/api/customers/{id}", s.api(s.handleCustomer))
+	mux.Handle("/api/orders", s.api(s.handleOrders))
+	mux.Handle("/api/orders/export", s.api(s.handleOrdersExport))
+	mux.Handle("/api/orders/{id}", s.api(s.handleOrder))
+	mux.Handle("/api/settings", s.api(s.handleSettings))
+	mux.Handle("/api/login", s.api(s.handleLogin))
+	mux.Handle("/api/logout", s.api(s.handleLogout))
+	mux.Handle("/api/session", s.api(s.handleSession))
+	mux.Handle("/api/health", s.api(s.handleHealth))
+	mux.Handle("/api/", s.api(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found", "No API route "+r.URL.Path+".", nil)
+	}))
+
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+
+	sub, err := fs.Sub(staticFiles, "static")
+	if err != nil {
+		panic(err) // the embed directive guarantees the directory exists
+	}
+	files := http.StripPrefix("/static/", http.FileServerFS(sub))
+	mux.Handle("/static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") || strings.HasSuffix(r.URL.Path, ".html") {
+			s.notFoundPage(w, r) // no directory listings; pages have clean URLs
+			return
+		}
+		w.Header().Set("Cache-Control", "no-cache")
+		files.ServeHTTP(w, r)
+	}))
+	mux.HandleFunc("/favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/static/favicon.svg", http.StatusMovedPermanently)
+	})
+
+	for route, file := range pages {
+		mux.HandleFunc(route, s.pageHandler(file))
+	}
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		target := "/customers"
+		if r.URL.RawQuery != "" {
+			target += "?" + r.URL.RawQuery
+		}
+		http.Redirect(w, r, target, http.StatusFound)
+	})
+	mux.HandleFunc("/", s.notFoundPage)
+
+	return s.withAuth(mux)
+}
+
+// withAuth adds common headers and, with RequireLogin, keeps anonymous
+// clients out of everything but the login page, static assets and the open
+// API routes.
+func (s *Site) withAuth(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		if !s.opts.RequireLogin || isPublicPath(r.URL.Path) || s.sessionUser(r) != "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			writeError(w, http.StatusUnauthorized, "unauthorized", "Sign in first: POST /api/login.", nil)
+			return
+		}
+		if _, ok := pages[r.URL.Path]; ok || r.URL.Path == "/" {
+			loc := "/login?next=" + url.QueryEscape(r.URL.RequestURI())
+			if inj := r.URL.Query().Get("inject"); inj != "" {
+				loc += "&inject=" + url.QueryEscape(inj) // the login page runs in the same mode
+			}
+			http.Redirect(w, r, loc, http.StatusSeeOther)
+			return
+		}
+		next.ServeHTTP(w, r) // unknown paths: a plain 404, logged in or not
+	})
+}
+
+func isPublicPath(p string) bool {
+	switch p {
+	case "/login", "/healthz", "/favicon.ico", "/api/login", "/api/logout", "/api/session", "/api/health":
+		return true
+	}
+	return strings.HasPrefix(p, "/static/")
+}
+
+// pageHandler serves one embedded page, stamping the <html> element with the
+// state its scripts need: the active inject modes, the current user, the
+// theme.
+func (s *Site) pageHandler(file string) http.HandlerFunc {
+	body, err := staticFiles.ReadFile(file)
+	if err != nil {
+		panic(err) // a missing page is a build error
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		modes := parseInject(r.URL.Query().Get("inject"))
+		s.mu.Lock()
+		dark := s.st.settings.DarkMode
+		var delay time.Duration
+		if modes.has(injectSlow) {
+			delay = s.slowDelayLocked()
+		}
+		s.mu.Unlock()
+
+		attrs := []string{`lang="en"`}
+		if modes != 0 {
+			attrs = append(attrs, `data-inject="`+html.EscapeString(modes.String())+`"`)
+			if modes.has(injectSlow) {
+				attrs = append(attrs, `data-inject-delay-ms="`+strconv.FormatInt(delay.Milliseconds(), 10)+`"`)
+			}
+		}
+		if dark {
+			attrs = append(attrs, `data-theme="dark"`)
+		}
+		if u := s.sessionUser(r); u != "" {
+			attrs = append(attrs, `data-user="`+html.EscapeString(u)+`"`)
+		}
+		if s.opts.RequireLogin {
+			attrs = append(attrs, `data-require-login="true"`)
+		}
+		out := bytes.Replace(body, []byte(`<html lang="en">`), []byte("<html "+strings.Join(attrs, " ")+">"), 1)
+
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+		if r.Method == http.MethodHead {
+			return
+		}
+		_, _ = w.Write(out)
+	}
+}
+
+func (s *Site) notFoundPage(w http.ResponseWriter, r *http.Request) {
+	body, _ := staticFiles.ReadFile("static/404.html")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusNotFound)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+// slowDelayLocked picks the delay for one slow request. s.mu must be held.
+func (s *Site) slowDelayLocked() time.Duration {
+	if s.opts.SlowDelay > 0 {
+		return s.opts.SlowDelay
+	}
+	return time.Second + time.Duration(s.slowRng.IntN(1000))*time.Millisecond
+}
+
+// sessionUser returns the user signed in with r's session cookie, or "".
+func (s *Site) sessionUser(r *http.Request) string {
+	c, err := r.Cookie(SessionCookie)
+	if err != nil || c.Value == "" {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessions[c.Value]
+}
+
+// checkPassword reports whether user/password are valid credentials.
+func (s *Site) checkPassword(user, password string) bool {
+	want, ok := s.users[user]
+	if !ok {
+		want = "\x00" // still compare, so timing does not reveal which users exist
+	}
+	return subtle.ConstantTimeCompare([]byte(want), []byte(password)) == 1 && ok
+}
+
+// newSession starts a session for user and returns its token.
+func (s *Site) newSession(user string) string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	token := hex.EncodeToString(b[:])
+	s.mu.Lock()
+	s.sessions[token] = user
+	s.mu.Unlock()
+	return token
+}
+
+// endSession forgets a session token.
+func (s *Site) endSession(token string) {
+	s.mu.Lock()
+	delete(s.sessions, token)
+	s.mu.Unlock()
+}
