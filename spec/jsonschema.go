@@ -1,0 +1,227 @@
+package spec
+
+import (
+	"encoding/json"
+	"sync"
+)
+
+// JSONSchema returns a JSON Schema (draft-07) of the spec file format, for
+// `macrokit schema` and for editors (e.g. the YAML language server's
+// `# yaml-language-server: $schema=...`). It describes the structure only:
+// references, types, regexes and cross-spec rules are checked by ParseFile
+// and LoadDir. It is built from the same tables as the parser.
+func JSONSchema() []byte {
+	b := jsonSchemaBytes()
+	return append([]byte(nil), b...)
+}
+
+var jsonSchemaBytes = sync.OnceValue(func() []byte {
+	b, err := json.MarshalIndent(buildJSONSchema(), "", "  ")
+	if err != nil {
+		panic(err) // the schema is built from static tables
+	}
+	return append(b, '\n')
+})
+
+type jobj = map[string]any
+
+func jref(name string) jobj { return jobj{"$ref": "#/definitions/" + name} }
+
+// closed is an object schema with the given properties and nothing else.
+func closed(props jobj, required ...string) jobj {
+	o := jobj{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		o["required"] = required
+	}
+	return o
+}
+
+// exactlyOne requires exactly one of keys to be present.
+func exactlyOne(keys ...string) []any {
+	var out []any
+	for _, k := range keys {
+		out = append(out, jobj{"required": []string{k}})
+	}
+	return out
+}
+
+func anyOf(schemas ...any) jobj { return jobj{"anyOf": schemas} }
+
+func buildJSONSchema() jobj {
+	text := jobj{"type": []string{"string", "number", "boolean"}, "description": "text; may hold {{ references }}"}
+	str := jobj{"type": "string"}
+	tru := jobj{"const": true}
+	timeout := jref("duration")
+
+	locators := jobj{}
+	for _, k := range locatorKeys {
+		locators[k] = jref("text")
+	}
+	locators["role"] = jobj{"enum": ariaRoles}
+	locators["name"] = jref("text")
+	locators["within"] = jref("target")
+	locators["nth"] = jobj{"type": "integer", "minimum": 0}
+	locators["last"] = jobj{"type": "boolean"}
+	target := closed(locators)
+	target["oneOf"] = exactlyOne(locatorKeys...)
+	target["dependencies"] = jobj{"name": []string{"role"}}
+	target["not"] = jobj{"required": []string{"nth", "last"}}
+
+	cond := jobj{}
+	for _, k := range condKinds {
+		var long jobj
+		switch k {
+		case CondURLMatches, CondTitleMatches:
+			long = closed(jobj{"pattern": jref("text"), "timeout": timeout}, "pattern")
+			cond[string(k)] = anyOf(jref("text"), long)
+		case CondTextPresent, CondTextAbsent:
+			long = closed(jobj{"text": jref("text"), "within": jref("target"), "timeout": timeout}, "text")
+			cond[string(k)] = anyOf(jref("text"), long)
+		case CondElementExists, CondElementGone:
+			long = closed(jobj{"target": jref("target"), "timeout": timeout}, "target")
+			cond[string(k)] = anyOf(jref("target"), long)
+		case CondValueEquals:
+			cond[string(k)] = closed(jobj{"target": jref("target"), "value": jref("text"), "timeout": timeout}, "target", "value")
+		case CondAttributeEquals:
+			cond[string(k)] = closed(jobj{"target": jref("target"), "attr": str, "value": jref("text"), "timeout": timeout}, "target", "attr", "value")
+		case CondElementState:
+			cond[string(k)] = closed(jobj{"target": jref("target"), "state": jobj{"enum": elementStates}, "timeout": timeout}, "target", "state")
+		case CondListCountDelta:
+			cond[string(k)] = closed(jobj{"target": jref("target"), "delta": jobj{"type": "integer"}, "timeout": timeout}, "target", "delta")
+		case CondRequestSucceeded:
+			long = closed(jobj{"url": jref("text"), "method": jobj{"enum": httpMethods},
+				"status": jobj{"type": "integer", "minimum": 100, "maximum": 599}, "timeout": timeout}, "url")
+			cond[string(k)] = anyOf(jref("text"), long)
+		}
+	}
+	condition := closed(cond)
+	condition["minProperties"] = 1
+	condition["maxProperties"] = 1
+
+	opProps := func(withMessage bool) jobj {
+		props := jobj{"that": jobj{}}
+		for _, o := range ops {
+			props[string(o)] = jobj{}
+		}
+		props["empty"] = jobj{"type": "boolean"}
+		props["matches"] = str
+		if withMessage {
+			props["message"] = str
+		}
+		o := closed(props, "that")
+		o["oneOf"] = exactlyOne(opNames()...)
+		return o
+	}
+
+	rowField := anyOf(
+		jobj{"enum": []string{"text", "value"}},
+		closed(jobj{"text": anyOf(tru, jref("target")), "value": anyOf(tru, jref("target")), "attr": str,
+			"target": jref("target"), "optional": jobj{"type": "boolean"}}),
+	)
+
+	steps := jobj{}
+	for _, k := range stepKinds {
+		var s any
+		switch k {
+		case StepGoto:
+			s = jref("text")
+		case StepClick, StepHover, StepCheck, StepUncheck:
+			s = jref("target")
+		case StepFill:
+			s = closed(jobj{"target": jref("target"), "value": jref("text")}, "target", "value")
+		case StepSelect:
+			o := closed(jobj{"target": jref("target"), "option": jref("text"),
+				"options": jobj{"type": "array", "minItems": 1, "items": jref("text")}}, "target")
+			o["oneOf"] = exactlyOne("option", "options")
+			s = o
+		case StepPress:
+			s = anyOf(jref("text"), closed(jobj{"key": jref("text"), "target": jref("target")}, "key"))
+		case StepUpload:
+			s = closed(jobj{"target": jref("target"),
+				"files": anyOf(jref("text"), jobj{"type": "array", "minItems": 1, "items": jref("text")})}, "target", "files")
+		case StepScroll:
+			o := closed(jobj{"target": jref("target"), "delta_y": jobj{"type": "number"}})
+			o["oneOf"] = exactlyOne("target", "delta_y")
+			s = o
+		case StepWait:
+			s = anyOf(jref("condition"), jobj{"type": "array", "minItems": 1, "items": jref("condition")})
+		case StepExtract:
+			s = closed(jobj{"target": jref("target"), "text": tru, "value": tru, "attr": str, "count": tru,
+				"all": jobj{"type": "boolean"}, "max": jobj{"type": "integer", "minimum": 1},
+				"rows": jobj{"type": "object", "minProperties": 1, "additionalProperties": rowField},
+				"into": jref("var")}, "target", "into")
+		case StepScreenshot:
+			name := jobj{"type": "string", "pattern": fileNameRE.String()}
+			s = anyOf(name, closed(jobj{"name": name, "target": jref("target"), "full_page": jobj{"type": "boolean"}}, "name"))
+		case StepHTTP:
+			s = closed(jobj{
+				"method":        jobj{"enum": httpMethods},
+				"url":           jref("text"),
+				"headers":       jobj{"type": "object", "additionalProperties": jref("text")},
+				"query":         jobj{"type": "object", "additionalProperties": jref("text")},
+				"body":          jobj{},
+				"expect_status": anyOf(jobj{"type": "integer"}, jobj{"type": "array", "minItems": 1, "items": jobj{"type": "integer"}}),
+				"extract": jobj{"type": "object", "propertyNames": jref("var"), "additionalProperties": anyOf(
+					jobj{"type": "string", "pattern": `^\$`},
+					closed(jobj{"path": jobj{"type": "string", "pattern": `^\$`}, "type": jobj{"enum": typeNames}}, "path"),
+				)},
+				"into": jref("var"),
+			}, "url")
+		case StepSet:
+			s = jobj{"type": "object", "minProperties": 1, "propertyNames": jref("var")}
+		case StepAssert:
+			s = opProps(true)
+		case StepCall:
+			s = closed(jobj{"macro": jref("name"), "args": jobj{"type": "object"}, "into": jref("var")}, "macro")
+		case StepPrimitive:
+			s = closed(jobj{"name": str, "args": jobj{"type": "object"}, "into": jref("var")}, "name")
+		case StepForeach:
+			o := closed(jobj{"in": str, "as": jref("var"), "index": jref("var"),
+				"max":   jobj{"type": "integer", "minimum": 1, "maximum": MaxForeach},
+				"steps": jref("steps"), "collect": jobj{}, "into": jref("var")}, "in", "as", "max", "steps")
+			o["dependencies"] = jobj{"collect": []string{"into"}, "into": []string{"collect"}}
+			s = o
+		case StepIf:
+			o := closed(jobj{"cond": anyOf(str, opProps(false), jref("condition")), "then": jref("steps"), "else": jref("steps")}, "cond")
+			o["anyOf"] = []any{jobj{"required": []string{"then"}}, jobj{"required": []string{"else"}}}
+			s = o
+		}
+		steps[string(k)] = s
+	}
+	steps["expect"] = jobj{"type": "array", "items": jref("condition")}
+	steps["timeout"] = timeout
+	steps["retry"] = jobj{"type": "integer", "minimum": 0, "maximum": MaxRetry}
+	step := closed(steps)
+	step["oneOf"] = exactlyOne(stepKindNames()...)
+
+	anyArgs := jobj{"type": "object"}
+	top := closed(jobj{
+		"macrokit":    jobj{"const": FormatVersion, "description": "spec format version"},
+		"name":        jref("name"),
+		"version":     jobj{"type": "string", "pattern": semverRE.String()},
+		"intent":      jobj{"type": "string", "minLength": 1},
+		"description": str,
+		"risk":        jobj{"enum": riskNames},
+		"params":      jobj{"type": "object", "description": "JSON Schema (draft-07) of the arguments"},
+		"result":      jobj{"type": "object", "description": "JSON Schema (draft-07) of the result"},
+		"examples": jobj{"type": "array", "items": closed(jobj{"say": jobj{"type": "string", "minLength": 1},
+			"args": anyArgs}, "say")},
+		"steps":   jref("steps"),
+		"returns": anyOf(jobj{"type": "object"}, str),
+		"tests": jobj{"type": "array", "items": closed(jobj{"name": jobj{"type": "string", "minLength": 1},
+			"args": anyArgs, "want": jobj{"type": "object"}, "want_error": str}, "name")},
+	}, "macrokit", "name", "version", "intent", "risk", "steps")
+	top["$schema"] = "http://json-schema.org/draft-07/schema#"
+	top["title"] = "macrokit macro spec (format 1)"
+	top["definitions"] = jobj{
+		"text":      text,
+		"name":      jobj{"type": "string", "pattern": snakeRE.String()},
+		"var":       jobj{"type": "string", "pattern": snakeRE.String()},
+		"duration":  jobj{"type": "string", "pattern": `^([0-9]+(\.[0-9]*)?(ns|us|µs|ms|s|m|h))+$`},
+		"target":    target,
+		"condition": condition,
+		"steps":     jobj{"type": "array", "minItems": 1, "items": jref("step")},
+		"step":      step,
+	}
+	return top
+}
