@@ -56,6 +56,8 @@ type Options struct {
 	NoSandbox bool
 	// Tracer receives structured events from every page; nil drops them.
 	Tracer Tracer
+	// TraceScreenshots attaches a screenshot to step_failed trace events.
+	TraceScreenshots bool
 	// Viewport of new pages; zero means 1280x800.
 	Width, Height int
 }

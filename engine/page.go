@@ -51,6 +51,11 @@ type Request struct {
 	Done     bool      `json:"done"`
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished,omitempty"`
+	// Frame and Loader identify the frame and the document (CDP loader id)
+	// that made the request: Chromium reports no end for a request whose
+	// document was replaced, so WaitReady skips requests of old documents.
+	Frame  string `json:"frame,omitempty"`
+	Loader string `json:"loader,omitempty"`
 }
 
 // Dialog is a JavaScript dialog (alert, confirm, prompt, beforeunload) the
@@ -78,6 +83,7 @@ type Page struct {
 	popups   []*Page
 	secrets  []string
 	changed  chan struct{} // closed and replaced whenever network state changes
+	tracer   Tracer        // overrides the browser's tracer when set
 	closed   bool
 }
 
@@ -92,6 +98,10 @@ func newPage(ctx context.Context, c *Context, rp *rod.Page) (*Page, error) {
 	if err := (proto.EmulationSetDeviceMetricsOverride{Width: w, Height: h, DeviceScaleFactor: 1}).Call(rpc); err != nil {
 		cancel()
 		return nil, &Error{Code: CodeBrowser, Msg: "viewport", Err: err}
+	}
+	if err := (proto.PageEnable{}).Call(rpc); err != nil {
+		cancel()
+		return nil, &Error{Code: CodeBrowser, Msg: "page events", Err: err}
 	}
 	if err := (proto.NetworkEnable{}).Call(rpc); err != nil {
 		cancel()
@@ -113,9 +123,11 @@ func newPage(ctx context.Context, c *Context, rp *rod.Page) (*Page, error) {
 				p.inflight--
 			}
 			p.seq++
-			r := &Request{Seq: p.seq, ID: id, URL: e.Request.URL, Method: e.Request.Method, Type: string(e.Type), Started: time.Now()}
+			r := &Request{Seq: p.seq, ID: id, URL: e.Request.URL, Method: e.Request.Method, Type: string(e.Type), Started: time.Now(),
+				Frame: string(e.FrameID), Loader: string(e.LoaderID)}
 			p.requests = append(p.requests, r)
 			p.byID[id] = r
+			p.pruneLocked()
 			p.inflight++
 			p.notifyLocked()
 		},
@@ -135,6 +147,24 @@ func newPage(ctx context.Context, c *Context, rp *rod.Page) (*Page, error) {
 				msg = "failed"
 			}
 			p.finish(string(e.RequestID), msg)
+		},
+		func(e *proto.PageFrameNavigated) {
+			// Chromium never reports the end of requests a navigation
+			// abandoned: settle them so in-flight counts do not leak.
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			fid, lid := string(e.Frame.ID), string(e.Frame.LoaderID)
+			n := 0
+			for _, r := range p.requests {
+				if !r.Done && r.Frame == fid && r.Loader != "" && r.Loader != lid {
+					r.Done, r.Finished, r.Failed = true, time.Now(), "abandoned: the frame navigated"
+					p.inflight--
+					n++
+				}
+			}
+			if n > 0 {
+				p.notifyLocked()
+			}
 		},
 		func(e *proto.PageJavascriptDialogOpening) {
 			accept := e.Type == proto.PageDialogTypeAlert
@@ -175,6 +205,30 @@ func (p *Page) finish(id, failed string) {
 	r.Done, r.Finished, r.Failed = true, time.Now(), failed
 	p.inflight--
 	p.notifyLocked()
+}
+
+// maxRequests bounds the request log of a long-lived page; finished
+// requests beyond it are dropped oldest first (marks stay valid: they are
+// sequence numbers, not indexes).
+const maxRequests = 4096
+
+func (p *Page) pruneLocked() {
+	if len(p.requests) <= maxRequests {
+		return
+	}
+	keep := p.requests[:0]
+	drop := len(p.requests) - maxRequests/2
+	for _, r := range p.requests {
+		if drop > 0 && r.Done {
+			drop--
+			if p.byID[r.ID] == r {
+				delete(p.byID, r.ID)
+			}
+			continue
+		}
+		keep = append(keep, r)
+	}
+	p.requests = keep
 }
 
 func (p *Page) notifyLocked() {
@@ -366,3 +420,42 @@ func (p *Page) callObject(ctx context.Context, fn string, args ...any) (*rod.Ele
 }
 
 var errClosed = errors.New("page closed")
+
+// evalJSON evaluates a JS function expression in the main frame and decodes
+// its JSON result into out.
+func (p *Page) evalJSON(ctx context.Context, out any, js string, args ...any) error {
+	res, err := p.rod.Context(ctx).Evaluate(rod.Eval(js, args...).ByPromise())
+	if err != nil {
+		if ctx.Err() != nil {
+			return &Error{Code: CodeTimeout, Msg: "evaluate", Err: ctx.Err()}
+		}
+		return &Error{Code: CodeBrowser, Msg: "evaluate", Err: err}
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal([]byte(res.Value.JSON("", "")), out); err != nil {
+		return &Error{Code: CodeBrowser, Msg: "decode evaluate result", Err: err}
+	}
+	return nil
+}
+
+// screenshotQuiet returns a PNG of the viewport, or nil if it cannot be
+// taken (a trace must never fail a step).
+func (p *Page) screenshotQuiet(ctx context.Context) []byte {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	b, err := p.rod.Context(ctx).Screenshot(false, nil)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// SetTracer sends this page's trace events to t instead of the browser's
+// tracer (nil restores the browser's).
+func (p *Page) SetTracer(t Tracer) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.tracer = t
+}

@@ -90,7 +90,12 @@ func redactAny(v any, secrets []string) any {
 
 // emit sends an event to the browser's tracer with secrets redacted.
 func (p *Page) emit(e Event) {
-	t := p.ctx.browser.opts.Tracer
+	p.mu.Lock()
+	t := p.tracer
+	p.mu.Unlock()
+	if t == nil {
+		t = p.ctx.browser.opts.Tracer
+	}
 	if t == nil {
 		return
 	}

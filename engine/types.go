@@ -234,3 +234,14 @@ func errorf(code Code, format string, args ...any) *Error {
 }
 
 func itoa(i int) string { return fmt.Sprint(i) }
+
+// Defaults for steps and checks.
+const (
+	DefaultStepTimeout  = 10 * time.Second
+	DefaultCheckTimeout = 4 * time.Second
+	// DefaultRetry is how many healing attempts a step may spend when
+	// Step.Retry is 0. Set Step.Retry to NoRetry for none.
+	DefaultRetry = 2
+	// NoRetry disables healing for a step.
+	NoRetry = -1
+)

@@ -1,0 +1,754 @@
+// 40_act.js — execution: actionability, the click guard, the DOM input
+// channel and the in-page halves of select, check, upload and scroll.
+// Builds on 10_dom.js (mk.deref, mk.ref, mk.rect, mk.visible, mk.describe,
+// mk.name, mk.role, mk.elementAt, mk.receives, mk.hitPoint, mk.frameClip,
+// mk.composedParent, mk.contains) and 20_snapshot.js (mk.deepActive). Every
+// function takes element refs, never selectors: grounding (30_ground.js) is
+// the only target matcher. Private helpers live in this block.
+{
+  const topWin = window;
+
+  // nextFrame resolves at the next animation frame of the top window. A
+  // document that produces no frames (hidden, throttled) falls back to a
+  // 100ms timer so waits stay bounded.
+  const nextFrame = () => new Promise((resolve) => {
+    let done = false;
+    const fire = () => { if (!done) { done = true; resolve(); } };
+    topWin.requestAnimationFrame(fire);
+    topWin.setTimeout(fire, 100);
+  });
+  const nextTask = () => new Promise((resolve) => topWin.setTimeout(resolve, 0));
+
+  // changeOrFrame resolves on the first DOM mutation, CSS transition or
+  // animation end anywhere in the top document, or at the next animation
+  // frame, or at the deadline (performance.now() ms), whichever is first.
+  const changeOrFrame = (deadline) => new Promise((resolve) => {
+    let done = false, mo = null, timer = 0;
+    const evs = ['transitionend', 'animationend', 'scroll', 'input', 'change'];
+    const fire = () => {
+      if (done) return;
+      done = true;
+      if (mo) mo.disconnect();
+      topWin.clearTimeout(timer);
+      for (const e of evs) topWin.removeEventListener(e, fire, true);
+      resolve();
+    };
+    try {
+      mo = new MutationObserver(fire);
+      mo.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+    } catch (_) { mo = null; }
+    for (const e of evs) topWin.addEventListener(e, fire, true);
+    topWin.requestAnimationFrame(fire);
+    timer = topWin.setTimeout(fire, Math.max(0, Math.min(100, deadline - performance.now())));
+  });
+
+  const norm = (s) => String(s == null ? '' : s).replace(/\s+/g, ' ').trim();
+
+  const parentOf = (n) => mk.composedParent(n);
+  const winOf = (el) => (el.ownerDocument && el.ownerDocument.defaultView) || topWin;
+  const styleOf = (el) => winOf(el).getComputedStyle(el);
+
+  const FORM_TAGS = new Set(['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'OPTGROUP', 'OPTION', 'FIELDSET']);
+  // disabledReason says why el cannot be operated, or '' when it can.
+  const disabledReason = (el) => {
+    if (FORM_TAGS.has(el.tagName)) {
+      try { if (el.matches(':disabled')) return 'disabled'; } catch (_) { /* ignore */ }
+    }
+    for (let c = el; c; c = parentOf(c)) {
+      if (c.getAttribute && c.getAttribute('aria-disabled') === 'true') return c === el ? 'aria-disabled' : 'ancestor aria-disabled';
+      if (c.hasAttribute && c.hasAttribute('inert')) return 'inert';
+    }
+    // An element inside an inert (e.g. modal-backdrop) subtree or a frame
+    // whose host is inert.
+    const fe = winOf(el).frameElement;
+    if (fe && fe.closest && fe.closest('[inert]')) return 'inert';
+    return '';
+  };
+
+  const NON_TEXT_INPUTS = new Set(['button', 'checkbox', 'radio', 'file', 'submit', 'reset', 'image', 'hidden', 'range', 'color']);
+  const notEditableReason = (el) => {
+    if (el.tagName === 'INPUT') {
+      if (NON_TEXT_INPUTS.has(el.type)) return 'input type=' + el.type + ' is not fillable';
+      if (el.readOnly) return 'readonly';
+    } else if (el.tagName === 'TEXTAREA') {
+      if (el.readOnly) return 'readonly';
+    } else if (!el.isContentEditable) {
+      return 'not an input, textarea or contenteditable element';
+    }
+    if (el.getAttribute('aria-readonly') === 'true') return 'aria-readonly';
+    return '';
+  };
+
+  const round = (v) => Math.round(v * 100) / 100;
+  // boxOf is mk.rect rounded to 1/100 px: {x, y, width, height} in
+  // top-level viewport CSS px.
+  const boxOf = (el) => { const b = mk.rect(el); return {x: round(b.x), y: round(b.y), width: round(b.width), height: round(b.height)}; };
+  const sameBox = (a, b) => Math.abs(a.x - b.x) < 0.5 && Math.abs(a.y - b.y) < 0.5 && Math.abs(a.width - b.width) < 0.5 && Math.abs(a.height - b.height) < 0.5;
+  // clipOf is the part of the top-level viewport through which el's
+  // document is seen (its iframes' viewports included).
+  const clipOf = (el) => (mk.frameClip ? mk.frameClip(el.ownerDocument) : {x1: 0, y1: 0, x2: topWin.innerWidth, y2: topWin.innerHeight});
+  const fullyInView = (b, el) => {
+    const c = clipOf(el);
+    return b.x >= c.x1 && b.y >= c.y1 && b.x + b.width <= c.x2 && b.y + b.height <= c.y2;
+  };
+  // clickPoint is the centre of the part of el's box a user can see
+  // (mk.hitPoint), or null when none of it is.
+  const clickPoint = (b, el) => {
+    const p = mk.hitPoint(b, clipOf(el));
+    return p ? {x: round(p.x), y: round(p.y)} : null;
+  };
+
+  // visibleLabel returns a visible <label> of a native control, for controls
+  // that are themselves hidden behind a styled label.
+  const visibleLabel = (el) => {
+    if (!el.labels) return null;
+    for (const l of el.labels) if (mk.visible(l)) return l;
+    return null;
+  };
+  // hitAccepts: the hit element is el, inside el, or in a label of el
+  // (clicking a label operates its control) — mk.receives.
+  const hitAccepts = (el, hit) => mk.receives(el, hit);
+
+  // check performs one actionability evaluation. opts:
+  //   visible, enabled, editable, pointer, stable, scroll (booleans),
+  //   label (a hidden native checkbox/radio may be operated through its label).
+  const check = async (ref, opts) => {
+    const rep = {ok: false, code: '', reason: '', attached: false, visible: false, stable: false, enabled: false,
+      editable: false, inViewport: false, receivesPointer: false, scrolled: false, box: null, point: null, hit: null, via: null, viaRef: 0};
+    let el = mk.deref(ref);
+    if (!el || !el.isConnected) { rep.code = 'not_found'; rep.reason = 'element is detached from the document'; return rep; }
+    rep.attached = true;
+    rep.target = mk.describe(el);
+    const fail = (code, reason) => { rep.code = code; rep.reason = reason; return rep; };
+    // A hidden native checkbox/radio is operated through its visible label.
+    let acting = el;
+    if (opts.label && el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio') && !mk.visible(el)) {
+      const l = visibleLabel(el);
+      if (l) { acting = l; rep.via = mk.describe(l); rep.viaRef = mk.ref(l); }
+    }
+    rep.visible = mk.visible(acting);
+    if (opts.visible && !rep.visible) return fail('not_interactable', 'element is not visible');
+    const dis = disabledReason(el);
+    rep.enabled = !dis;
+    if (opts.enabled && dis) return fail('not_interactable', 'element is ' + dis);
+    if (opts.pointer && styleOf(acting).pointerEvents === 'none') return fail('not_interactable', 'element has pointer-events: none');
+    const ne = notEditableReason(el);
+    rep.editable = !ne && !dis;
+    if (opts.editable && ne) return fail('not_interactable', ne);
+    if (!opts.visible && !opts.pointer) { rep.ok = true; return rep; }
+    let b = boxOf(acting);
+    rep.box = b;
+    if (opts.scroll !== false && !fullyInView(b, acting)) {
+      acting.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+      rep.scrolled = true;
+      b = boxOf(acting);
+      rep.box = b;
+    }
+    rep.inViewport = clickPoint(b, acting) !== null;
+    if (opts.stable) {
+      await nextFrame();
+      if (!acting.isConnected) { rep.attached = false; return fail('not_found', 'element was detached while checking'); }
+      const b2 = boxOf(acting);
+      rep.stable = sameBox(b, b2);
+      rep.box = b = b2;
+      if (!rep.stable) return fail('not_interactable', 'element is moving (box changed between animation frames)');
+    } else {
+      rep.stable = true;
+    }
+    const pt = clickPoint(b, acting);
+    if (!pt) return fail('not_interactable', 'element is outside the viewport after scrolling');
+    rep.point = pt;
+    if (!opts.pointer) { rep.ok = true; return rep; }
+    const hit = mk.elementAt(pt.x, pt.y);
+    rep.hit = hit ? mk.describe(hit) : null;
+    rep.receivesPointer = hitAccepts(acting, hit);
+    if (!rep.receivesPointer) {
+      return fail('occluded', hit ? 'element is covered by ' + describeText(hit) : 'no element at the click point');
+    }
+    rep.ok = true;
+    return rep;
+  };
+  const describeText = (el) => {
+    const d = mk.describe(el);
+    return (d.role ? d.role + ' ' : '') + (d.name ? JSON.stringify(d.name.slice(0, 60)) + ' ' : '') + '<' + d.tag + '> ' + d.selector;
+  };
+
+  // mk.actionable(ref, opts) evaluates actionability and, when opts.wait > 0
+  // (ms), waits for it — re-checking on DOM mutations, transitions and
+  // animation frames — until it holds or the wait ends. It resolves to the
+  // last report: {ok, code, reason, attached, visible, stable, enabled,
+  // editable, inViewport, receivesPointer, scrolled, box, point, hit, via,
+  // viaRef, target}. A detached element is reported at once (waiting cannot
+  // re-attach the same node).
+  mk.actionable = async (ref, opts) => {
+    opts = Object.assign({visible: true, enabled: true, editable: false, pointer: true, stable: true, scroll: true, label: false, wait: 0}, opts || {});
+    const deadline = performance.now() + (opts.wait || 0);
+    for (;;) {
+      const rep = await check(ref, opts);
+      if (rep.ok || rep.code === 'not_found' || performance.now() >= deadline) return rep;
+      await changeOrFrame(deadline);
+    }
+  };
+
+  // ---- click guard ----
+  // mk.actGuard(ref) watches the next pointer/mouse/click events in el's
+  // window and the top window (capture phase, so it runs first). When the
+  // first event targets something that does not count as el (mk.receives),
+  // that event and the rest of the click are blocked (preventDefault and
+  // stopImmediatePropagation), so a click that something slid over in the
+  // meantime never lands on it. mk.actGuardDone(id) removes the listeners
+  // and reports {seen, ok, blocked, hit}.
+  const guards = new Map();
+  let guardSeq = 0;
+  const GUARD_TYPES = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick'];
+  mk.actGuard = (ref) => {
+    const el = mk.deref(ref);
+    if (!el) return 0;
+    const id = ++guardSeq;
+    const g = {el, seen: null, ok: true, blocked: false, wins: Array.from(new Set([topWin, winOf(el)]))};
+    g.handler = (ev) => {
+      const path = ev.composedPath ? ev.composedPath() : [];
+      const t = path.length ? path[0] : ev.target;
+      if (g.seen === null) {
+        g.seen = t && t.nodeType === 1 ? t : (t && t.parentElement) || null;
+        g.ok = mk.receives(el, g.seen);
+      }
+      if (!g.ok) {
+        g.blocked = true;
+        ev.preventDefault();
+        ev.stopImmediatePropagation();
+      }
+    };
+    for (const w of g.wins) for (const ty of GUARD_TYPES) w.addEventListener(ty, g.handler, true);
+    guards.set(id, g);
+    return id;
+  };
+  mk.actGuardDone = (id) => {
+    const g = guards.get(id);
+    if (!g) return {seen: false, ok: true, blocked: false, hit: null};
+    guards.delete(id);
+    for (const w of g.wins) for (const ty of GUARD_TYPES) w.removeEventListener(ty, g.handler, true);
+    return {seen: !!g.seen, ok: g.ok, blocked: g.blocked, hit: g.seen && g.seen.isConnected ? mk.describe(g.seen) : null};
+  };
+
+  // mk.actSettle waits for the page to process what an input event queued:
+  // one animation frame, then one task turn.
+  mk.actSettle = async () => { await nextFrame(); await nextTask(); return true; };
+
+  // mk.actDeref returns the node for ref (for Go handles), or null.
+  mk.actDeref = (ref) => mk.deref(ref);
+
+  // ---- DOM input channel ----
+
+  const focusableAncestor = (el) => {
+    for (let c = el; c; c = parentOf(c)) {
+      if (c.tabIndex >= 0 || c.isContentEditable || FORM_TAGS.has(c.tagName) || (c.tagName === 'A' && c.hasAttribute('href'))) return c;
+    }
+    return null;
+  };
+  const mouseInit = (el, extra) => {
+    const r = el.getBoundingClientRect();
+    return Object.assign({bubbles: true, cancelable: true, composed: true, view: winOf(el),
+      clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, screenX: 0, screenY: 0,
+      button: 0, buttons: 0, detail: 1, pointerId: 1, pointerType: 'mouse', isPrimary: true}, extra || {});
+  };
+  const fireMouse = (el, type, extra, pointer) => {
+    const W = winOf(el);
+    const Ctor = pointer && W.PointerEvent ? W.PointerEvent : W.MouseEvent;
+    const init = mouseInit(el, extra);
+    if (type.endsWith('enter') || type.endsWith('leave')) { init.bubbles = false; init.cancelable = false; }
+    return el.dispatchEvent(new Ctor(type, init));
+  };
+
+  // mk.actDomHover dispatches the pointer/mouse events of moving onto el.
+  mk.actDomHover = (ref) => {
+    const el = mk.deref(ref);
+    if (!el || !el.isConnected) return {ok: false, reason: 'detached'};
+    fireMouse(el, 'pointerover', {}, true);
+    fireMouse(el, 'pointerenter', {}, true);
+    fireMouse(el, 'mouseover', {});
+    fireMouse(el, 'mouseenter', {});
+    fireMouse(el, 'pointermove', {}, true);
+    fireMouse(el, 'mousemove', {});
+    return {ok: true};
+  };
+
+  // mk.actDomClick clicks el through DOM events: the pointer and mouse event
+  // sequence of a real click, focus, then el.click() (which runs the
+  // element's activation behaviour: links, submit buttons, checkboxes).
+  mk.actDomClick = (ref) => {
+    const el = mk.deref(ref);
+    if (!el || !el.isConnected) return {ok: false, reason: 'detached'};
+    mk.actDomHover(ref);
+    const down = fireMouse(el, 'pointerdown', {buttons: 1}, true) && fireMouse(el, 'mousedown', {buttons: 1});
+    if (down) {
+      const f = focusableAncestor(el);
+      if (f && f.focus) f.focus({preventScroll: true});
+    }
+    fireMouse(el, 'pointerup', {}, true);
+    fireMouse(el, 'mouseup', {});
+    el.click();
+    return {ok: true};
+  };
+
+  const deepActive = () => mk.deepActive();
+  mk.actFocused = () => { const a = deepActive(); return a && a !== document.body ? mk.describe(a) : null; };
+
+  // mk.actFocus focuses el (scrolling it into view); reports whether focus
+  // landed on el or inside it.
+  mk.actFocus = (ref) => {
+    const el = mk.deref(ref);
+    if (!el || !el.isConnected) return {ok: false, focused: false, reason: 'detached'};
+    const f = el.focus ? el : focusableAncestor(el);
+    if (f) f.focus();
+    const a = deepActive();
+    return {ok: true, focused: !!a && mk.contains(el, a), active: a && a !== document.body ? mk.describe(a) : null};
+  };
+
+  // valueOf reads what a fill changes: the value of inputs, textareas and
+  // selects, the text of contenteditable elements.
+  const valueOf = (el) => {
+    if (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT') return el.value;
+    if (el.isContentEditable) return el.innerText.replace(/\n$/, '');
+    if ('value' in el && typeof el.value === 'string') return el.value;
+    return el.textContent;
+  };
+
+  // mk.actFillPrep focuses el and selects its whole content so typed text
+  // replaces it. It reports the value before, the input type and whether
+  // the value must be set through the DOM channel (date and similar inputs
+  // take no typed text).
+  const DOM_ONLY_TYPES = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range']);
+  mk.actFillPrep = (ref) => {
+    const el = mk.deref(ref);
+    if (!el || !el.isConnected) return {ok: false, reason: 'detached'};
+    const before = valueOf(el);
+    const type = el.tagName === 'INPUT' ? el.type : el.tagName.toLowerCase();
+    if (el.tagName === 'INPUT' && DOM_ONLY_TYPES.has(el.type)) return {ok: true, before, type, domOnly: true};
+    el.focus();
+    if (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') {
+      try { el.select(); } catch (_) { /* ignore */ }
+      try { el.setSelectionRange(0, el.value.length); } catch (_) { /* types without selection API */ }
+    } else if (el.isContentEditable) {
+      const sel = winOf(el).getSelection(), range = el.ownerDocument.createRange();
+      range.selectNodeContents(el);
+      sel.removeAllRanges();
+      sel.addRange(range);
+    }
+    const a = deepActive();
+    return {ok: true, before, type, domOnly: false, focused: !!a && mk.contains(el, a)};
+  };
+
+  // nativeSetter returns the prototype's value setter for el, bypassing any
+  // instance-level setter a framework installed (React's value tracker), so
+  // the framework sees the change in the following input event.
+  const nativeSetter = (el, prop) => {
+    const W = winOf(el);
+    for (const C of [W.HTMLInputElement, W.HTMLTextAreaElement, W.HTMLSelectElement]) {
+      if (el instanceof C) {
+        const d = Object.getOwnPropertyDescriptor(C.prototype, prop);
+        if (d && d.set) return d.set;
+      }
+    }
+    return null;
+  };
+  const fireInput = (el, data) => {
+    const W = winOf(el);
+    let ev;
+    try { ev = new W.InputEvent('input', {bubbles: true, composed: true, inputType: 'insertText', data}); } catch (_) { ev = new W.Event('input', {bubbles: true, composed: true}); }
+    el.dispatchEvent(ev);
+    el.dispatchEvent(new W.Event('change', {bubbles: true}));
+  };
+
+  // mk.setValue sets el's value through the DOM (the native prototype setter,
+  // then bubbling input and change events) — the React/Vue-compatible
+  // channel. Reports the value before and after.
+  mk.setValue = (ref, value) => {
+    const el = mk.deref(ref);
+    if (!el || !el.isConnected) return {ok: false, reason: 'detached'};
+    const before = valueOf(el);
+    if (el.focus) el.focus();
+    if (el.isContentEditable && !('value' in el)) {
+      el.textContent = value;
+    } else {
+      const set = nativeSetter(el, 'value');
+      if (set) set.call(el, value); else el.value = value;
+    }
+    fireInput(el, value);
+    return {ok: true, before, after: valueOf(el)};
+  };
+
+  // mk.actReadValue reads el's value; with want and wait (ms) it waits, on
+  // DOM mutations, input events and frames, for the value to equal want.
+  // It reports {attached, value}.
+  mk.actReadValue = async (ref, want, wait) => {
+    const deadline = performance.now() + (wait || 0);
+    for (;;) {
+      const el = mk.deref(ref);
+      if (!el || !el.isConnected) return {attached: false, value: ''};
+      const v = valueOf(el);
+      if (want == null || v === want || performance.now() >= deadline) return {attached: true, value: v};
+      await changeOrFrame(deadline);
+    }
+  };
+
+  // ---- select ----
+
+  const optionLabel = (o) => norm(o.label || o.textContent);
+  // mk.actSelectNative selects, in a native <select>, exactly the options
+  // named by wanted (matched by label, then value, then label ignoring
+  // case), dispatching input and change. Reports {ok, before, after,
+  // missing, disabled, multiple, options}.
+  mk.actSelectNative = (ref, wanted) => {
+    const el = mk.deref(ref);
+    if (!el || !el.isConnected) return {ok: false, reason: 'detached'};
+    const opts = Array.from(el.options);
+    const labels = (list) => list.map(optionLabel);
+    const before = labels(opts.filter((o) => o.selected));
+    const pick = [], missing = [], disabled = [];
+    for (const w of wanted) {
+      const n = norm(w);
+      const o = opts.find((o) => optionLabel(o) === n) || opts.find((o) => o.value === w) ||
+        opts.find((o) => optionLabel(o).toLowerCase() === n.toLowerCase());
+      if (!o) missing.push(w); else if (o.disabled || (o.parentElement && o.parentElement.tagName === 'OPTGROUP' && o.parentElement.disabled)) disabled.push(w); else pick.push(o);
+    }
+    const res = {ok: false, before, after: before, missing, disabled, multiple: el.multiple, options: labels(opts)};
+    if (missing.length || disabled.length) return res;
+    if (!el.multiple && pick.length > 1) { res.reason = 'several options for a single select'; return res; }
+    if (el.focus) el.focus();
+    if (el.multiple) {
+      for (const o of opts) o.selected = pick.includes(o);
+    } else if (pick.length) {
+      const set = nativeSetter(el, 'value');
+      if (set) set.call(el, pick[0].value); else el.value = pick[0].value;
+      pick[0].selected = true;
+    }
+    fireInput(el, null);
+    res.after = labels(Array.from(el.options).filter((o) => o.selected));
+    res.ok = true;
+    return res;
+  };
+
+  const idrefs = (el, attr) => {
+    const v = el.getAttribute(attr);
+    if (!v) return [];
+    const root = el.getRootNode();
+    return v.split(/\s+/).map((id) => (root.getElementById ? root.getElementById(id) : null) || el.ownerDocument.getElementById(id)).filter(Boolean);
+  };
+  const roleOf = (el) => (mk.role ? mk.role(el) : el.getAttribute('role')) || '';
+  const isListbox = (el) => el && (el.getAttribute('role') === 'listbox' || roleOf(el) === 'listbox') && el.tagName !== 'SELECT';
+  // allListboxes lists role=listbox elements in the document, open shadow
+  // roots and same-origin iframes.
+  const allListboxes = () => {
+    const out = [];
+    const walk = (root) => {
+      for (const e of root.querySelectorAll('[role="listbox"]')) out.push(e);
+      for (const e of root.querySelectorAll('*')) {
+        if (e.shadowRoot) walk(e.shadowRoot);
+        if (e.tagName === 'IFRAME') { let d = null; try { d = e.contentDocument; } catch (_) { d = null; } if (d) walk(d); }
+      }
+    };
+    walk(document);
+    return out;
+  };
+  const depth = (n) => { let d = 0; for (let c = n; c; c = parentOf(c)) d++; return d; };
+  const commonDepth = (a, b) => {
+    const anc = new Set();
+    for (let c = a; c; c = parentOf(c)) anc.add(c);
+    for (let c = b; c; c = parentOf(c)) if (anc.has(c)) return depth(c);
+    return 0;
+  };
+  // relatedListbox returns the listbox a combobox is tied to by markup:
+  // itself, its aria-controls/aria-owns targets, its active descendant's
+  // listbox, or a listbox inside it.
+  const relatedListbox = (el) => {
+    if (isListbox(el)) return el;
+    for (const attr of ['aria-controls', 'aria-owns']) {
+      for (const t of idrefs(el, attr)) {
+        if (isListbox(t)) return t;
+        const inner = t.querySelector && t.querySelector('[role="listbox"]');
+        if (inner) return inner;
+      }
+    }
+    for (const t of idrefs(el, 'aria-activedescendant')) {
+      const lb = t.closest && t.closest('[role="listbox"]');
+      if (lb) return lb;
+    }
+    const inside = el.querySelector && el.querySelector('[role="listbox"]');
+    return inside || null;
+  };
+  // nearestListbox returns the visible listbox (not in skip) nearest to el:
+  // deepest common ancestor first, then distance below el.
+  const nearestListbox = (el, skip) => {
+    let best = null, bestDepth = -1, bestDist = Infinity;
+    const eb = mk.rect(el);
+    for (const lb of allListboxes()) {
+      if ((skip && skip.has(lb)) || !mk.visible(lb)) continue;
+      const d = commonDepth(el, lb), b = mk.rect(lb);
+      const dist = Math.hypot(b.x - eb.x, b.y - (eb.y + eb.height));
+      if (d > bestDepth || (d === bestDepth && dist < bestDist)) { best = lb; bestDepth = d; bestDist = dist; }
+    }
+    return best;
+  };
+  const optionsOf = (lb) => {
+    const out = Array.from(lb.querySelectorAll('[role="option"]'));
+    for (const t of idrefs(lb, 'aria-owns')) {
+      if (t.getAttribute('role') === 'option') out.push(t); else out.push(...t.querySelectorAll('[role="option"]'));
+    }
+    return out;
+  };
+  const optName = (o) => norm(mk.name ? mk.name(o) : o.textContent) || norm(o.textContent);
+  const isSelected = (o) => o.getAttribute('aria-selected') === 'true' || o.getAttribute('aria-checked') === 'true';
+
+  // mk.actCombo describes a select target: kind 'native' (<select>),
+  // 'listbox' (the target is the listbox), 'combobox' (a widget controlling
+  // a listbox), with expanded state, the listbox ref when markup ties one to
+  // it (or, when it is expanded, the nearest visible one), the refs of the
+  // listboxes visible now (to tell a listbox that opens from one that was
+  // there) and the combobox's displayed value.
+  mk.actCombo = (ref) => {
+    const el = mk.deref(ref);
+    if (!el || !el.isConnected) return {ok: false, reason: 'detached'};
+    if (el.tagName === 'SELECT') return {ok: true, kind: 'native', multiple: el.multiple};
+    const expanded = el.getAttribute('aria-expanded') === 'true';
+    let lb = relatedListbox(el);
+    if (!lb && expanded) lb = nearestListbox(el, null);
+    const kind = isListbox(el) ? 'listbox' : 'combobox';
+    return {
+      ok: true, kind, expanded,
+      listbox: lb ? mk.ref(lb) : 0,
+      listboxVisible: !!lb && mk.visible(lb),
+      multiple: !!lb && lb.getAttribute('aria-multiselectable') === 'true',
+      editable: el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.isContentEditable,
+      value: comboValue(el),
+      visibleListboxes: allListboxes().filter((l) => mk.visible(l)).map((l) => mk.ref(l)),
+    };
+  };
+  const comboValue = (el) => norm(el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' ? el.value : el.textContent);
+
+  // mk.actWaitListbox waits (ms) for the combobox's listbox to show options
+  // and resolves to its ref (0 when none appeared): the listbox markup ties
+  // to it, else the nearest listbox that was not visible before opening
+  // (before: refs), else — only once the wait is over — the nearest visible
+  // listbox at all.
+  mk.actWaitListbox = async (ref, wait, before) => {
+    const deadline = performance.now() + (wait || 0);
+    const skip = new Set((before || []).map((r) => mk.deref(r)).filter(Boolean));
+    const ready = (lb) => lb && mk.visible(lb) && optionsOf(lb).length > 0;
+    for (;;) {
+      const el = mk.deref(ref);
+      if (!el || !el.isConnected) return 0;
+      const rel = relatedListbox(el);
+      if (ready(rel)) return mk.ref(rel);
+      const fresh = nearestListbox(el, skip);
+      if (ready(fresh)) return mk.ref(fresh);
+      if (performance.now() >= deadline) {
+        if (rel && mk.visible(rel)) return mk.ref(rel);
+        const any = nearestListbox(el, null);
+        return ready(any) && el.getAttribute('aria-expanded') !== 'false' ? mk.ref(any) : 0;
+      }
+      await changeOrFrame(deadline);
+    }
+  };
+
+  // mk.actFindOption waits (ms) for an option named name in the listbox and
+  // reports {ref, name, selected, visible, disabled, multiple, names} (ref 0
+  // when not found;
+  // names lists the options present). Matching is on the accessible name:
+  // exact after whitespace normalisation, then ignoring case.
+  mk.actFindOption = async (lbRef, name, wait) => {
+    const deadline = performance.now() + (wait || 0);
+    const n = norm(name);
+    for (;;) {
+      const lb = mk.deref(lbRef);
+      if (!lb || !lb.isConnected) return {ref: 0, names: [], reason: 'listbox detached'};
+      const opts = optionsOf(lb);
+      const o = opts.find((o) => optName(o) === n) || opts.find((o) => optName(o).toLowerCase() === n.toLowerCase());
+      if (o) {
+        o.scrollIntoView({block: 'nearest', inline: 'nearest', behavior: 'instant'});
+        return {ref: mk.ref(o), name: optName(o), selected: isSelected(o), visible: mk.visible(o),
+          disabled: o.getAttribute('aria-disabled') === 'true', names: [],
+          multiple: lb.getAttribute('aria-multiselectable') === 'true'};
+      }
+      if (performance.now() >= deadline) return {ref: 0, names: opts.map(optName)};
+      await changeOrFrame(deadline);
+    }
+  };
+
+  // mk.actListboxState reports the selected option names of a listbox
+  // (null when it is gone) and the combobox's displayed value.
+  mk.actListboxState = (comboRef, lbRef) => {
+    const el = mk.deref(comboRef), lb = lbRef ? mk.deref(lbRef) : null;
+    const st = {selected: null, options: null, value: el && el.isConnected ? comboValue(el) : '', expanded: !!el && el.getAttribute('aria-expanded') === 'true'};
+    if (lb && lb.isConnected) {
+      const opts = optionsOf(lb);
+      st.options = opts.map(optName);
+      st.selected = opts.filter(isSelected).map(optName);
+    }
+    return st;
+  };
+
+  // mk.actWaitSelection waits (ms) until every wanted name is selected in
+  // the listbox or shown in the combobox value, then reports the state.
+  mk.actWaitSelection = async (comboRef, lbRef, wanted, wait) => {
+    const deadline = performance.now() + (wait || 0);
+    const want = wanted.map(norm);
+    for (;;) {
+      await nextFrame();
+      const st = mk.actListboxState(comboRef, lbRef);
+      const val = st.value.toLowerCase();
+      st.ok = want.every((w) => (st.selected && st.selected.includes(w)) || (w && val.includes(w.toLowerCase())));
+      if (st.ok || performance.now() >= deadline) return st;
+      await changeOrFrame(deadline);
+    }
+  };
+
+  // ---- check ----
+
+  const checkRoles = new Set(['checkbox', 'switch', 'radio', 'menuitemcheckbox', 'menuitemradio']);
+  // controlOf finds the checkable control of a target: itself, the control
+  // of a label, or the single checkable element inside it.
+  const controlOf = (el) => {
+    if (el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) return el;
+    if (checkRoles.has(el.getAttribute('role') || '')) return el;
+    if (el.tagName === 'LABEL' && el.control && (el.control.type === 'checkbox' || el.control.type === 'radio')) return el.control;
+    const inner = el.querySelectorAll('input[type=checkbox],input[type=radio],[role=checkbox],[role=switch],[role=radio],[role=menuitemcheckbox]');
+    if (inner.length === 1) return inner[0];
+    return null;
+  };
+  // mk.actChecked reports {ok, kind ('native'|'aria'), type, checked
+  // (true|false|'mixed'), control (ref)} for a checkable target.
+  mk.actChecked = (ref) => {
+    const el = mk.deref(ref);
+    if (!el || !el.isConnected) return {ok: false, reason: 'detached'};
+    const c = controlOf(el);
+    if (!c) return {ok: false, reason: 'not a checkbox, radio or switch'};
+    if (c.tagName === 'INPUT') return {ok: true, kind: 'native', type: c.type, checked: c.indeterminate ? 'mixed' : c.checked, control: mk.ref(c)};
+    const a = c.getAttribute('aria-checked');
+    const role = c.getAttribute('role');
+    return {ok: true, kind: 'aria', type: role, checked: a === 'mixed' ? 'mixed' : a === 'true', control: mk.ref(c)};
+  };
+  // mk.actWaitChecked waits (ms) for the control's state to equal want.
+  mk.actWaitChecked = async (ref, want, wait) => {
+    const deadline = performance.now() + (wait || 0);
+    for (;;) {
+      const st = mk.actChecked(ref);
+      if (!st.ok || st.checked === want || performance.now() >= deadline) return st;
+      await changeOrFrame(deadline);
+    }
+  };
+
+  // ---- upload ----
+
+  const isFile = (el) => el && el.tagName === 'INPUT' && el.type === 'file';
+  // mk.actFileInput finds the <input type=file> a target stands for: itself,
+  // a label's control, the control of an enclosing label, an
+  // aria-controls/for reference, a file input inside it, or the only file
+  // input in its closest ancestor (up to the form) that has one. Resolves to
+  // {ref, how, multiple, accept} or {ref: 0}.
+  mk.actFileInput = (ref) => {
+    const el = mk.deref(ref);
+    if (!el || !el.isConnected) return {ref: 0, reason: 'detached'};
+    const out = (input, how) => ({ref: mk.ref(input), how, multiple: input.multiple, accept: input.accept, disabled: input.disabled, target: mk.describe(input)});
+    if (isFile(el)) return out(el, 'self');
+    if (el.tagName === 'LABEL' && isFile(el.control)) return out(el.control, 'label');
+    const lab = el.closest && el.closest('label');
+    if (lab && isFile(lab.control)) return out(lab.control, 'enclosing label');
+    for (const attr of ['aria-controls', 'for', 'data-for', 'data-target']) {
+      for (const t of idrefs(el, attr)) if (isFile(t)) return out(t, attr);
+    }
+    const inside = el.querySelectorAll ? el.querySelectorAll('input[type=file]') : [];
+    if (inside.length === 1) return out(inside[0], 'descendant');
+    for (let c = parentOf(el); c; c = parentOf(c)) {
+      const fs = c.querySelectorAll('input[type=file]');
+      if (fs.length === 1) return out(fs[0], 'nearest ancestor');
+      if (fs.length > 1 || c.tagName === 'FORM' || c.tagName === 'BODY') break;
+    }
+    return {ref: 0, reason: 'no file input tied to the element'};
+  };
+  // mk.actFiles reports the names of the files selected in a file input.
+  mk.actFiles = (ref) => {
+    const el = mk.deref(ref);
+    if (!el || !el.isConnected || !isFile(el)) return {ok: false, names: []};
+    return {ok: true, names: Array.from(el.files || []).map((f) => f.name)};
+  };
+
+  // ---- scroll ----
+
+  const scrollerOf = (el) => {
+    for (let c = el; c; c = parentOf(c)) {
+      if (c === c.ownerDocument.documentElement || c === c.ownerDocument.body) break;
+      const cs = styleOf(c);
+      if (/(auto|scroll|overlay)/.test(cs.overflowY) && c.scrollHeight > c.clientHeight + 1) return c;
+    }
+    const doc = el.ownerDocument || document;
+    return doc.scrollingElement || doc.documentElement;
+  };
+  const scrollPos = (s) => ({x: round(s.scrollLeft), y: round(s.scrollTop)});
+
+  // mk.actScrollBy scrolls by dy pixels: the page when ref is 0, else the
+  // nearest scrollable container of the element (itself included). It waits
+  // for the position to settle and reports {before, after, scroller}.
+  mk.actScrollBy = async (ref, dy) => {
+    let s;
+    if (ref) {
+      const el = mk.deref(ref);
+      if (!el || !el.isConnected) return {ok: false, reason: 'detached'};
+      s = scrollerOf(el);
+    } else {
+      s = document.scrollingElement || document.documentElement;
+    }
+    const before = scrollPos(s);
+    s.scrollBy({top: dy, left: 0, behavior: 'instant'});
+    await nextFrame();
+    return {ok: true, before, after: scrollPos(s), scroller: mk.describe(s)};
+  };
+  // mk.actScrollPos reports the scroll position of ref's scroller (the page
+  // when ref is 0), for wheel scrolling through the CDP channel.
+  mk.actScrollPos = (ref) => {
+    const el = ref ? mk.deref(ref) : null;
+    const s = el ? scrollerOf(el) : (document.scrollingElement || document.documentElement);
+    return {pos: scrollPos(s), scroller: mk.describe(s)};
+  };
+  // mk.actWaitScroll waits until ref's scroller stops moving (two frames
+  // without change, or scrollend) or wait ms pass, and reports the position.
+  mk.actWaitScroll = async (ref, wait) => {
+    const deadline = performance.now() + (wait || 0);
+    let last = mk.actScrollPos(ref).pos, still = 0;
+    for (;;) {
+      await nextFrame();
+      const p = mk.actScrollPos(ref).pos;
+      still = (p.x === last.x && p.y === last.y) ? still + 1 : 0;
+      last = p;
+      if (still >= 2 || performance.now() >= deadline) return last;
+    }
+  };
+  // mk.actScrollIntoView scrolls the element to the centre of the viewport
+  // and reports whether it is now in view.
+  mk.actScrollIntoView = async (ref) => {
+    const el = mk.deref(ref);
+    if (!el || !el.isConnected) return {ok: false, reason: 'detached'};
+    const s = scrollPos(document.scrollingElement || document.documentElement);
+    el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+    await nextFrame();
+    const b = boxOf(el);
+    return {ok: true, before: s, after: scrollPos(document.scrollingElement || document.documentElement), box: b, inViewport: clickPoint(b, el) !== null};
+  };
+}
+{
+  // mk.actDomKey dispatches synthetic keydown and keyup KeyboardEvents
+  // (opts: key, code, keyCode, ctrlKey, shiftKey, altKey, metaKey) to the
+  // focused element. Browsers run no default action for them.
+  mk.actDomKey = (k) => {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    const t = a || document.body;
+    const W = (t.ownerDocument && t.ownerDocument.defaultView) || window;
+    const init = {key: k.key, code: k.code, keyCode: k.keyCode, which: k.keyCode, ctrlKey: k.ctrlKey, shiftKey: k.shiftKey,
+      altKey: k.altKey, metaKey: k.metaKey, bubbles: true, cancelable: true, composed: true};
+    t.dispatchEvent(new W.KeyboardEvent('keydown', init));
+    if (k.key.length === 1 && !k.ctrlKey && !k.metaKey && !k.altKey) t.dispatchEvent(new W.KeyboardEvent('keypress', Object.assign({}, init, {charCode: k.key.charCodeAt(0)})));
+    t.dispatchEvent(new W.KeyboardEvent('keyup', init));
+    return true;
+  };
+}

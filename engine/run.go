@@ -1,0 +1,337 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Attempt is one try at a step: the strategy that led to it, the input
+// channel, and how it ended.
+type Attempt struct {
+	N        int           `json:"n"`
+	Strategy string        `json:"strategy"`
+	Channel  Channel       `json:"channel,omitempty"`
+	Error    string        `json:"error,omitempty"`
+	Code     Code          `json:"code,omitempty"`
+	Duration time.Duration `json:"duration"`
+}
+
+// StepResult is what Do reports: the grounded element, every attempt, every
+// check with its evidence. Status is passed only if every check passed.
+type StepResult struct {
+	Action    Action        `json:"action"`
+	Status    CheckStatus   `json:"status"` // passed or failed
+	Diagnosis Code          `json:"diagnosis,omitempty"`
+	Element   *Element      `json:"element,omitempty"`
+	Checks    []CheckResult `json:"checks,omitempty"`
+	Attempts  []Attempt     `json:"attempts"`
+	URLBefore string        `json:"url_before,omitempty"`
+	URLAfter  string        `json:"url_after,omitempty"`
+	Popup     *Page         `json:"-"`
+	Act       *ActResult    `json:"act,omitempty"`
+	Duration  time.Duration `json:"duration"`
+}
+
+// Detail is a compact, JSON-friendly summary for session logs.
+func (r *StepResult) Detail() map[string]any {
+	d := map[string]any{"attempts": len(r.Attempts)}
+	if r.Element != nil {
+		d["element"] = map[string]any{"role": r.Element.Role, "name": r.Element.Name, "selector": r.Element.Selector}
+	}
+	if r.URLAfter != "" {
+		d["url"] = r.URLAfter
+	}
+	if r.Diagnosis != "" {
+		d["diagnosis"] = string(r.Diagnosis)
+	}
+	if len(r.Attempts) > 1 {
+		var s []string
+		for _, a := range r.Attempts {
+			s = append(s, a.Strategy)
+		}
+		d["strategies"] = s
+	}
+	return d
+}
+
+// RunOptions bounds a whole run of steps.
+type RunOptions struct {
+	// HealBudget caps the healing attempts spent across all steps
+	// (0: 3 per step).
+	HealBudget int
+	// Timeout bounds the run (0: only ctx).
+	Timeout time.Duration
+}
+
+// RunResult is the outcome of Run.
+type RunResult struct {
+	Steps  []*StepResult `json:"steps"`
+	Passed bool          `json:"passed"`
+	Failed int           `json:"failed_step"` // index of the failed step, -1 if none
+}
+
+// Run executes steps in order and stops at the first failed step.
+func (p *Page) Run(ctx context.Context, steps []Step, opts RunOptions) (*RunResult, error) {
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
+	}
+	budget := opts.HealBudget
+	if budget == 0 {
+		budget = 3 * len(steps)
+	}
+	rr := &RunResult{Failed: -1}
+	for i, s := range steps {
+		retry := s.Retry
+		if retry == 0 {
+			retry = DefaultRetry
+		}
+		if retry > budget {
+			retry = budget
+		}
+		if retry <= 0 {
+			s.Retry = NoRetry
+		} else {
+			s.Retry = retry
+		}
+		res, err := p.do(ctx, i, s)
+		rr.Steps = append(rr.Steps, res)
+		if res != nil && len(res.Attempts) > 1 {
+			budget -= len(res.Attempts) - 1
+		}
+		if err != nil {
+			rr.Failed = i
+			return rr, err
+		}
+	}
+	rr.Passed = true
+	return rr, nil
+}
+
+// Do runs one step: ground the target, check actionability, act, and verify
+// the post-conditions against the live page. On failure it diagnoses the
+// cause and runs a strategy chain within the step's budget; before it
+// repeats an action it checks whether the post-conditions already hold, so a
+// retry never submits twice. The returned error is an *Error whose Checks
+// carry the evidence; the StepResult is returned in both cases.
+func (p *Page) Do(ctx context.Context, step Step) (*StepResult, error) {
+	return p.do(ctx, 0, step)
+}
+
+func (p *Page) do(ctx context.Context, index int, step Step) (*StepResult, error) {
+	start := time.Now()
+	res := &StepResult{Action: step.Action, Status: Failed}
+	finish := func(err error) (*StepResult, error) {
+		res.Duration = time.Since(start)
+		if u, uerr := p.URL(context.WithoutCancel(ctx)); uerr == nil {
+			res.URLAfter = u
+		}
+		if err == nil {
+			res.Status = Passed
+			res.Diagnosis = ""
+			p.emit(Event{Kind: EvStepPassed, Step: index, Action: step.Action, Duration: res.Duration,
+				Data: map[string]any{"attempts": len(res.Attempts), "url": res.URLAfter}})
+			return res, nil
+		}
+		var ee *Error
+		if !errors.As(err, &ee) {
+			ee = &Error{Code: CodeBrowser, Msg: err.Error(), Err: err}
+		}
+		if ee.Checks == nil {
+			ee.Checks = res.Checks
+		}
+		if ee.Target == nil {
+			ee.Target = step.Target
+		}
+		res.Diagnosis = ee.Code
+		ev := Event{Kind: EvStepFailed, Step: index, Action: step.Action, Duration: res.Duration,
+			Data: map[string]any{"code": string(ee.Code), "error": ee.Error(), "attempts": len(res.Attempts)}}
+		if p.ctx.browser.opts.TraceScreenshots {
+			ev.Screenshot = p.screenshotQuiet(context.WithoutCancel(ctx))
+		}
+		p.emit(ev)
+		return res, ee
+	}
+	if err := validateStep(step); err != nil {
+		return finish(err)
+	}
+	timeout := step.Timeout
+	if timeout <= 0 {
+		timeout = DefaultStepTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if step.Sensitive {
+		p.AddSecret(step.Value)
+	}
+	res.URLBefore, _ = p.URL(ctx)
+	p.emit(Event{Kind: EvStepStarted, Step: index, Action: step.Action, Data: stepData(step)})
+
+	retry := step.Retry
+	switch {
+	case retry == 0:
+		retry = DefaultRetry
+	case retry < 0:
+		retry = 0
+	}
+
+	base, err := p.Baseline(ctx, step.Expect)
+	if err != nil {
+		return finish(err)
+	}
+	h := healer{p: p, step: step, index: index, channel: ChannelAuto}
+	strategy := "initial"
+	var lastErr error
+	for n := 0; n <= retry; n++ {
+		if ctx.Err() != nil {
+			break
+		}
+		aStart := time.Now()
+		att := Attempt{N: n + 1, Strategy: strategy, Channel: h.channel}
+		if n > 0 {
+			p.emit(Event{Kind: EvHealing, Step: index, Action: step.Action, Data: map[string]any{"strategy": strategy, "after": errString(lastErr)}})
+			// Idempotency guard: if the previous attempt had its effect after
+			// all, do not act again.
+			if h.acted && len(step.Expect) > 0 {
+				checks := p.Verify(ctx, shortChecks(step.Expect), base)
+				if AllPassed(checks) {
+					res.Checks = checks
+					att.Strategy += "+already_done"
+					att.Duration = time.Since(aStart)
+					res.Attempts = append(res.Attempts, att)
+					p.emitChecks(index, step.Action, checks)
+					return finish(nil)
+				}
+			}
+			if err := h.apply(ctx, strategy, lastErr); err != nil {
+				att.Error, att.Code = err.Error(), codeOf(err)
+				att.Duration = time.Since(aStart)
+				res.Attempts = append(res.Attempts, att)
+				lastErr = err
+				break
+			}
+		}
+		err := h.attempt(ctx, res, base)
+		att.Duration = time.Since(aStart)
+		att.Channel = h.channel
+		if err == nil {
+			res.Attempts = append(res.Attempts, att)
+			return finish(nil)
+		}
+		att.Error, att.Code = err.Error(), codeOf(err)
+		res.Attempts = append(res.Attempts, att)
+		lastErr = err
+		next, ok := h.next(err)
+		if !ok {
+			break
+		}
+		strategy = next
+	}
+	if h.checkErr != nil && (IsCode(lastErr, CodeNotFound) || IsCode(lastErr, CodeAmbiguous) || IsCode(lastErr, CodeTimeout) || ctx.Err() != nil) {
+		// A retry could not even re-find the target: the post-condition
+		// failure of the attempt that did act is the real story.
+		ce := *h.checkErr
+		ce.Msg += "; retry: " + errString(lastErr)
+		lastErr = &ce
+	}
+	if lastErr == nil {
+		lastErr = &Error{Code: CodeTimeout, Msg: "step timed out", Err: ctx.Err()}
+	} else if ctx.Err() != nil && !IsCode(lastErr, CodeCheckFailed) {
+		lastErr = &Error{Code: CodeTimeout, Msg: fmt.Sprintf("step did not succeed within %s", timeout), Err: lastErr}
+	}
+	return finish(lastErr)
+}
+
+func (p *Page) emitChecks(index int, a Action, checks []CheckResult) {
+	for _, c := range checks {
+		p.emit(Event{Kind: EvCheck, Step: index, Action: a, Duration: c.Duration,
+			Data: map[string]any{"kind": string(c.Kind), "status": string(c.Status), "expected": c.Expected, "actual": c.Actual}})
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// shortChecks caps check timeouts for the idempotency guard: it asks "does
+// it already hold?", not "wait until it holds".
+func shortChecks(conds []Condition) []Condition {
+	out := make([]Condition, len(conds))
+	copy(out, conds)
+	for i := range out {
+		out[i].Timeout = 300 * time.Millisecond
+	}
+	return out
+}
+
+func stepData(s Step) map[string]any {
+	d := map[string]any{}
+	if s.Target != nil {
+		d["target"] = s.Target.String()
+	}
+	if s.URL != "" {
+		d["url"] = s.URL
+	}
+	if s.Value != "" {
+		if s.Sensitive {
+			d["value"] = Redacted
+		} else {
+			d["value"] = s.Value
+		}
+	}
+	if len(s.Options) > 0 {
+		d["options"] = s.Options
+	}
+	if s.Key != "" {
+		d["key"] = s.Key
+	}
+	if len(s.Expect) > 0 {
+		var kinds []string
+		for _, c := range s.Expect {
+			kinds = append(kinds, string(c.Kind))
+		}
+		d["expect"] = kinds
+	}
+	return d
+}
+
+func validateStep(s Step) error {
+	needTarget := map[Action]bool{ActClick: true, ActFill: true, ActSelect: true, ActCheck: true, ActUncheck: true, ActHover: true, ActUpload: true}
+	switch s.Action {
+	case ActGoto:
+		if s.URL == "" {
+			return errorf(CodeInvalid, "goto needs a URL")
+		}
+	case ActWait:
+		if len(s.Expect) == 0 {
+			return errorf(CodeInvalid, "wait needs at least one post-condition")
+		}
+	case ActPress:
+		if s.Key == "" {
+			return errorf(CodeInvalid, "press needs a key")
+		}
+	case ActSelect:
+		if len(s.Options) == 0 {
+			return errorf(CodeInvalid, "select needs at least one option")
+		}
+	case ActUpload:
+		if len(s.Files) == 0 {
+			return errorf(CodeInvalid, "upload needs at least one file")
+		}
+	case ActClick, ActFill, ActCheck, ActUncheck, ActHover, ActScroll:
+	default:
+		return errorf(CodeInvalid, "unknown action %q", s.Action)
+	}
+	if needTarget[s.Action] && s.Target == nil {
+		return errorf(CodeInvalid, "%s needs a target", s.Action)
+	}
+	return nil
+}
+
+func asError(err error, target **Error) bool { return errors.As(err, target) }
