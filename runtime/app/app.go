@@ -1,0 +1,205 @@
+// Package app holds the commands every macrokit binary shares — the
+// macrokit CLI itself and each deployment's binary: run, list, and the
+// plumbing behind them (exit codes, browser, session log, approvals).
+package app
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/urfave/cli/v2"
+)
+
+// Exit codes shared by every command.
+const (
+	ExitOK      = 0
+	ExitFailure = 1 // the command ran and found a failure (or a diff)
+	ExitUsage   = 2 // bad flags, arguments or unreadable input
+)
+
+// ExitError carries an exit code through urfave/cli.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Usagef returns a usage error (exit 2).
+func Usagef(format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
+}
+
+// Failf returns a failure (exit 1) with a message.
+func Failf(format string, args ...any) error {
+	return &ExitError{Code: ExitFailure, Err: fmt.Errorf(format, args...)}
+}
+
+// Silent is a failure whose details were already printed.
+var Silent = &ExitError{Code: ExitFailure}
+
+// Config describes the binary the commands run in.
+type Config struct {
+	// Name is the binary's name, for help and messages.
+	Name string
+	// Version is printed by `version`.
+	Version string
+	// Registry holds the compiled macros.
+	Registry *runtime.Registry
+	// Primitives are the deployment's Go functions.
+	Primitives runtime.Primitives
+	// EnvDefaults supply {{ env.NAME }} values when the environment does
+	// not set them (e.g. the demo site's URL).
+	EnvDefaults map[string]string
+	// Getenv reads the environment (nil: os.Getenv); tests substitute it.
+	Getenv func(string) string
+}
+
+func (c *Config) getenv(name string) string {
+	get := c.Getenv
+	if get == nil {
+		get = os.Getenv
+	}
+	if v := get(name); v != "" {
+		return v
+	}
+	return c.EnvDefaults[name]
+}
+
+// Run runs the app with args (args[0] is the program name) and returns the
+// exit code. It never calls os.Exit.
+func Run(ctx context.Context, cfg *Config, commands []*cli.Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &cli.App{
+		Name:                   cfg.Name,
+		Usage:                  "macros a small model can drive safely, verified against the live page",
+		Version:                cfg.Version,
+		HideVersion:            true,
+		Reader:                 stdin,
+		Writer:                 stdout,
+		ErrWriter:              stderr,
+		Commands:               commands,
+		UseShortOptionHandling: true,
+		ExitErrHandler:         func(*cli.Context, error) {},
+		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
+			return &ExitError{Code: ExitUsage, Err: err}
+		},
+		CommandNotFound: func(c *cli.Context, name string) {
+			fmt.Fprintf(c.App.ErrWriter, "%s: unknown command %q (see '%s help')\n", cfg.Name, name, cfg.Name)
+		},
+	}
+	err := a.RunContext(ctx, args)
+	if err == nil {
+		if len(args) > 1 && a.Command(args[1]) == nil && !strings.HasPrefix(args[1], "-") && args[1] != "help" && args[1] != "h" {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", cfg.Name, ee.Err)
+		}
+		return ee.Code
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", cfg.Name, err)
+	if strings.Contains(err.Error(), "flag provided but not defined") || strings.Contains(err.Error(), "Required flag") {
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+// BrowserFlags are the flags of commands that may open a browser.
+func BrowserFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "browser", Usage: "Chromium binary (default: $MACROKIT_BROWSER, /usr/bin/chromium, chromium on PATH)"},
+		&cli.StringFlag{Name: "cdp", Usage: "connect to a running browser by its CDP websocket URL instead of launching one"},
+		&cli.BoolFlag{Name: "headed", Usage: "show the browser window"},
+	}
+}
+
+// LazyBrowser launches (or connects to) a browser on first use, so commands
+// whose macros never touch a page never start Chromium.
+type LazyBrowser struct {
+	Opts engine.Options
+
+	mu  sync.Mutex
+	b   *engine.Browser
+	err error
+}
+
+// NewLazyBrowser reads the browser flags.
+func NewLazyBrowser(c *cli.Context) *LazyBrowser {
+	return &LazyBrowser{Opts: engine.Options{Bin: c.String("browser"), ControlURL: c.String("cdp"), Headed: c.Bool("headed")}}
+}
+
+// Pages is a runtime.PageSource over the lazily started browser: each call
+// gets a fresh isolated context.
+func (l *LazyBrowser) Pages(ctx context.Context) (*engine.Page, func(), error) {
+	b, err := l.get(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return runtime.ContextPages(b)(ctx)
+}
+
+func (l *LazyBrowser) get(ctx context.Context) (*engine.Browser, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.b != nil || l.err != nil {
+		return l.b, l.err
+	}
+	// The browser outlives the call that started it; Close ends it.
+	l.b, l.err = engine.Launch(context.WithoutCancel(ctx), l.Opts)
+	return l.b, l.err
+}
+
+// Close closes the browser if one was started.
+func (l *LazyBrowser) Close() {
+	l.mu.Lock()
+	b := l.b
+	l.b = nil
+	l.mu.Unlock()
+	if b != nil {
+		_ = b.Close()
+	}
+}
+
+// Approver returns the approval policy for dangerous macros: --yes
+// approves, a terminal on stdin asks, anything else refuses.
+func Approver(yes bool, stdin io.Reader, stderr io.Writer) runtime.Approver {
+	if yes {
+		return runtime.AlwaysApprove
+	}
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return nil
+	}
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return func(ctx context.Context, req runtime.ApprovalRequest) (bool, error) {
+		fmt.Fprintf(stderr, "%s is marked dangerous: %s\n  arguments: %s\nRun it? [y/N] ", req.Macro, req.Intent, req.Args)
+		line, err := bufio.NewReader(f).ReadString('\n')
+		if err != nil && line == "" {
+			return false, err
+		}
+		ans := strings.ToLower(strings.TrimSpace(line))
+		return ans == "y" || ans == "yes", nil
+	}
+}

@@ -1,0 +1,304 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/urfave/cli/v2"
+)
+
+// RunCommand is `run <macro>`: invoke one macro directly, without a model.
+func RunCommand(cfg *Config) *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "run one macro directly (no model) and print its result with each step's evidence",
+		ArgsUsage: "<macro>",
+		Flags: append([]cli.Flag{
+			&cli.StringSliceFlag{Name: "arg", Aliases: []string{"a"}, Usage: "an argument as key=value (typed by the macro's schema; repeatable)"},
+			&cli.StringFlag{Name: "args-json", Usage: "all arguments as one JSON object (--arg values override its keys)"},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve a dangerous macro without asking"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json"},
+			&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "bound for the whole run"},
+			&cli.StringFlag{Name: "session-dir", Value: runtime.DefaultSessionDir, Usage: "where the session log goes (empty: no log)"},
+		}, BrowserFlags()...),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return Usagef("run needs exactly one macro name (see '%s list')", cfg.Name)
+			}
+			format := c.String("format")
+			if format != "text" && format != "json" {
+				return Usagef("--format must be text or json")
+			}
+			name := c.Args().First()
+			m, ok := cfg.Registry.Lookup(name)
+			if !ok {
+				return Usagef("no macro named %q%s", name, suggest(name, cfg.Registry))
+			}
+			args, err := BuildArgs(m, c.String("args-json"), c.StringSlice("arg"))
+			if err != nil {
+				return &ExitError{Code: ExitUsage, Err: err}
+			}
+			lb := NewLazyBrowser(c)
+			defer lb.Close()
+			d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: lb.Pages, Getenv: cfg.getenv, Primitives: cfg.Primitives,
+				Approver: Approver(c.Bool("yes"), c.App.Reader, c.App.ErrWriter), Timeout: c.Duration("timeout")}
+			if dir := c.String("session-dir"); dir != "" {
+				log, err := runtime.OpenSessionLog(dir, runtime.NewSessionID())
+				if err != nil {
+					return Failf("%v", err)
+				}
+				defer log.Close()
+				d.Log = log
+				_ = log.Append(runtime.Record{Type: runtime.RecSystem, Event: "run", Data: map[string]any{"macro": name, "binary": cfg.Name}})
+			}
+			out := d.Dispatch(c.Context, runtime.Call{ID: "run-1", Name: name, Args: args, Turn: 1})
+			if format == "json" {
+				enc := json.NewEncoder(c.App.Writer)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(out); err != nil {
+					return err
+				}
+			} else {
+				PrintOutcome(c.App.Writer, out)
+			}
+			if !out.OK {
+				if format == "text" {
+					fmt.Fprintf(c.App.ErrWriter, "%s: %s failed: %s\n", cfg.Name, name, out.Error.Message)
+				}
+				if out.Error.Code == runtime.CodeInvalidArguments || out.Error.Code == runtime.CodeApprovalRequired {
+					return &ExitError{Code: ExitUsage}
+				}
+				return Silent
+			}
+			return nil
+		},
+	}
+}
+
+// BuildArgs assembles a call's JSON arguments from --args-json and --arg
+// key=value pairs; each value is typed by the macro's params schema.
+func BuildArgs(m *runtime.Macro, argsJSON string, kvs []string) (json.RawMessage, error) {
+	obj := map[string]any{}
+	if strings.TrimSpace(argsJSON) != "" {
+		if err := json.Unmarshal([]byte(argsJSON), &obj); err != nil {
+			return nil, fmt.Errorf("--args-json: %w", err)
+		}
+	}
+	types := paramTypes(m)
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--arg %q: want key=value", kv)
+		}
+		t, known := types[k]
+		if !known {
+			return nil, fmt.Errorf("--arg %s: %s has no parameter %q (parameters: %s)", k, m.Name, k, strings.Join(sortedKeys(types), ", "))
+		}
+		val, err := typedValue(t, v)
+		if err != nil {
+			return nil, fmt.Errorf("--arg %s: %w", k, err)
+		}
+		obj[k] = val
+	}
+	return json.Marshal(obj)
+}
+
+func typedValue(t, v string) (any, error) {
+	switch t {
+	case "integer":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an integer", v)
+		}
+		return n, nil
+	case "number":
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", v)
+		}
+		return f, nil
+	case "boolean":
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not true or false", v)
+		}
+		return b, nil
+	case "array", "object":
+		var x any
+		if err := json.Unmarshal([]byte(v), &x); err != nil {
+			if t == "array" {
+				// a,b,c is the friendly form of a list of strings
+				parts := strings.Split(v, ",")
+				out := make([]any, len(parts))
+				for i, p := range parts {
+					out[i] = strings.TrimSpace(p)
+				}
+				return out, nil
+			}
+			return nil, fmt.Errorf("%q is not JSON", v)
+		}
+		return x, nil
+	}
+	return v, nil
+}
+
+func paramTypes(m *runtime.Macro) map[string]string {
+	var s struct {
+		Properties map[string]struct {
+			Type any `json:"type"`
+		} `json:"properties"`
+	}
+	_ = json.Unmarshal(m.Params, &s)
+	out := map[string]string{}
+	for k, p := range s.Properties {
+		switch t := p.Type.(type) {
+		case string:
+			out[k] = t
+		default:
+			out[k] = "string"
+		}
+	}
+	return out
+}
+
+func sortedKeys[M ~map[string]V, V any](m M) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// PrintOutcome writes a human-readable account of a call: status, every
+// step with its checks, then the result or the error.
+func PrintOutcome(w io.Writer, out *runtime.Outcome) {
+	status := "passed"
+	if !out.OK {
+		status = "FAILED"
+	}
+	v := out.Verification
+	fmt.Fprintf(w, "%s: %s in %s (%d steps; checks: %d passed, %d failed, %d unverifiable)\n",
+		out.Macro, status, out.Duration.Round(time.Millisecond), len(out.Steps), v.Passed, v.Failed, v.Unverifiable)
+	for _, s := range out.Steps {
+		mark := "ok  "
+		if s.Status != "passed" {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(w, "  %s %-12s %-10s %s", mark, s.Path, s.Kind, s.Duration.Round(time.Millisecond))
+		if el, ok := s.Detail["element"].(map[string]any); ok {
+			fmt.Fprintf(w, "  %v %q", el["role"], el["name"])
+		}
+		if s.Diagnosis != "" {
+			fmt.Fprintf(w, "  [%s]", s.Diagnosis)
+		}
+		fmt.Fprintln(w)
+		for _, c := range s.Checks {
+			cm := "✓"
+			switch c.Status {
+			case "failed":
+				cm = "✗"
+			case "unverifiable":
+				cm = "?"
+			}
+			fmt.Fprintf(w, "         %s %s: expected %s, actual %s\n", cm, c.Kind, quoteIf(c.Expected), quoteIf(c.Actual))
+		}
+		if s.Status != "passed" && s.Message != "" {
+			fmt.Fprintf(w, "         %s\n", s.Message)
+		}
+	}
+	if out.OK {
+		fmt.Fprintf(w, "result: %s\n", out.Result)
+	} else if out.Error != nil {
+		fmt.Fprintf(w, "error: %s: %s\n", out.Error.Code, out.Error.Message)
+		for _, a := range out.Error.Args {
+			p := a.Pointer
+			if p == "" {
+				p = "(arguments)"
+			}
+			fmt.Fprintf(w, "  %s: %s\n", p, a.Message)
+		}
+	}
+}
+
+func quoteIf(s string) string {
+	if s == "" {
+		return `""`
+	}
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return strconv.Quote(s)
+}
+
+func suggest(name string, r *runtime.Registry) string {
+	best, bd := "", 4
+	for _, m := range r.List() {
+		if d := distance(name, m.Name); d < bd {
+			best, bd = m.Name, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// distance is the Levenshtein distance, for "did you mean".
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// ListCommand is `list`: the registered macros.
+func ListCommand(cfg *Config) *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "list the compiled macros",
+		Flags: []cli.Flag{&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"}},
+		Action: func(c *cli.Context) error {
+			switch c.String("format") {
+			case "json":
+				enc := json.NewEncoder(c.App.Writer)
+				enc.SetIndent("", "  ")
+				return enc.Encode(cfg.Registry.Tools())
+			case "text":
+				for _, m := range cfg.Registry.List() {
+					fmt.Fprintf(c.App.Writer, "%-24s %-9s %s\n", m.Name, m.Risk, m.Intent)
+				}
+				return nil
+			}
+			return Usagef("--format must be text or json")
+		},
+	}
+}
+
+// VersionCommand prints the version.
+func VersionCommand(cfg *Config) *cli.Command {
+	return &cli.Command{Name: "version", Usage: "print the version", Action: func(c *cli.Context) error {
+		fmt.Fprintf(c.App.Writer, "%s %s\n", cfg.Name, cfg.Version)
+		return nil
+	}}
+}

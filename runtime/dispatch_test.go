@@ -1,0 +1,202 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const greetSchema = `{
+  "type": "object",
+  "required": ["name"],
+  "additionalProperties": false,
+  "properties": {
+    "name": {"type": "string", "minLength": 1},
+    "tier": {"type": "string", "enum": ["free", "pro"], "default": "free"},
+    "token": {"type": "string"},
+    "count": {"type": "integer", "minimum": 1}
+  }
+}`
+
+func testRegistry(t *testing.T, srvURL string) *Registry {
+	t.Helper()
+	greet := &Macro{
+		Name: "greet", Intent: "greet someone", Risk: RiskRead, Params: json.RawMessage(greetSchema), Secrets: []string{"token"},
+		Handler: func(ctx context.Context, x *Exec, args json.RawMessage) (any, error) {
+			var p struct {
+				Name, Tier, Token string
+			}
+			if err := json.Unmarshal(args, &p); err != nil {
+				return nil, err
+			}
+			return map[string]string{"greeting": "hello " + p.Name + " (" + p.Tier + ")"}, nil
+		},
+	}
+	wipe := &Macro{
+		Name: "wipe", Intent: "delete everything", Risk: RiskDangerous,
+		Handler: func(ctx context.Context, x *Exec, args json.RawMessage) (any, error) {
+			return map[string]bool{"wiped": true}, nil
+		},
+	}
+	fetch := &Macro{
+		Name: "fetch_status", Intent: "call the API", Risk: RiskRead,
+		Handler: func(ctx context.Context, x *Exec, args json.RawMessage) (any, error) {
+			resp, err := x.HTTP(ctx, "steps[0]", HTTPRequest{Method: "POST", URL: srvURL + "/api/thing", Query: map[string]string{"b": "2", "a": "1"}, Body: map[string]string{"k": "v"}, ExpectStatus: []int{201}})
+			if err != nil {
+				return nil, err
+			}
+			v, err := resp.JSON()
+			if err != nil {
+				return nil, err
+			}
+			return v, nil
+		},
+	}
+	compose := &Macro{
+		Name: "compose", Intent: "greet via a nested call", Risk: RiskRead,
+		Handler: func(ctx context.Context, x *Exec, args json.RawMessage) (any, error) {
+			out, err := x.Call(ctx, "steps[0]", "greet", map[string]any{"name": "Ada", "token": "s3cret-nested"})
+			if err != nil {
+				return nil, err
+			}
+			if _, err := x.Primitive(ctx, "steps[1]", "upper", map[string]string{"s": "x"}); err != nil {
+				return nil, err
+			}
+			return json.RawMessage(out), nil
+		},
+	}
+	r, err := NewRegistry(wipe, greet, fetch, compose)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestDispatch(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != "POST" || r.URL.RawQuery != "a=1&b=2" || r.Header.Get("Content-Type") != "application/json" {
+			http.Error(w, "bad request "+r.Method+" "+r.URL.RawQuery, 400)
+			return
+		}
+		w.WriteHeader(201)
+		_, _ = w.Write([]byte(`{"id":"x1"}`))
+	}))
+	defer srv.Close()
+	approve := func(ok bool, err error) Approver {
+		return func(context.Context, ApprovalRequest) (bool, error) { return ok, err }
+	}
+	cases := []struct {
+		name     string
+		call     Call
+		approver Approver
+		wantOK   bool
+		wantCode ErrorCode
+		wantRes  string
+		wantPtrs []string
+	}{
+		{name: "ok with default applied", call: Call{Name: "greet", Args: json.RawMessage(`{"name":"Ada"}`)}, wantOK: true, wantRes: `{"greeting":"hello Ada (free)"}`},
+		{name: "unknown macro", call: Call{Name: "nope"}, wantCode: CodeMacroNotFound},
+		{name: "invalid args with pointers", call: Call{Name: "greet", Args: json.RawMessage(`{"tier":"gold","count":0,"extra":1}`)}, wantCode: CodeInvalidArguments, wantPtrs: []string{"", "/count", "/name", "/tier"}},
+		{name: "args not an object", call: Call{Name: "greet", Args: json.RawMessage(`[1]`)}, wantCode: CodeInvalidArguments},
+		{name: "dangerous without approver", call: Call{Name: "wipe"}, wantCode: CodeApprovalRequired},
+		{name: "dangerous declined", call: Call{Name: "wipe"}, approver: approve(false, nil), wantCode: CodeApprovalDenied},
+		{name: "dangerous approver error", call: Call{Name: "wipe"}, approver: approve(true, errors.New("no tty")), wantCode: CodeApprovalDenied},
+		{name: "dangerous approved", call: Call{Name: "wipe"}, approver: approve(true, nil), wantOK: true, wantRes: `{"wiped":true}`},
+		{name: "http step", call: Call{Name: "fetch_status"}, wantOK: true, wantRes: `{"id":"x1"}`},
+		{name: "nested call and missing primitive", call: Call{Name: "compose"}, wantCode: CodeStepFailed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &Dispatcher{Registry: testRegistry(t, srv.URL), Approver: tc.approver}
+			out := d.Dispatch(context.Background(), tc.call)
+			if out.OK != tc.wantOK {
+				t.Fatalf("OK = %v (error %v), want %v", out.OK, out.Error, tc.wantOK)
+			}
+			if tc.wantOK {
+				if string(out.Result) != tc.wantRes {
+					t.Errorf("result %s, want %s", out.Result, tc.wantRes)
+				}
+				return
+			}
+			if out.Error == nil || out.Error.Code != tc.wantCode {
+				t.Fatalf("error = %+v, want code %s", out.Error, tc.wantCode)
+			}
+			if tc.wantPtrs != nil {
+				var got []string
+				for _, a := range out.Error.Args {
+					got = append(got, a.Pointer)
+				}
+				if strings.Join(got, ",") != strings.Join(tc.wantPtrs, ",") {
+					t.Errorf("pointers %q, want %q (%v)", got, tc.wantPtrs, out.Error)
+				}
+			}
+		})
+	}
+}
+
+func TestDispatchPrimitiveAndLog(t *testing.T) {
+	dir := t.TempDir()
+	log, err := OpenSessionLog(dir, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Dispatcher{Registry: testRegistry(t, "http://127.0.0.1:1"), Log: log, Primitives: Primitives{
+		"upper": func(ctx context.Context, args json.RawMessage) (any, error) {
+			return strings.ToUpper(string(args)), nil
+		},
+	}}
+	out := d.Dispatch(context.Background(), Call{ID: "c1", Name: "compose", Turn: 1})
+	if !out.OK {
+		t.Fatalf("compose failed: %v", out.Error)
+	}
+	if len(out.Steps) != 2 || out.Steps[0].Kind != "call" || out.Steps[1].Kind != "primitive" {
+		t.Fatalf("steps = %+v", out.Steps)
+	}
+	out = d.Dispatch(context.Background(), Call{ID: "c2", Name: "greet", Turn: 2, Args: json.RawMessage(`{"name":"Bob","token":"tok-123456"}`)})
+	if !out.OK {
+		t.Fatal(out.Error)
+	}
+	_ = log.Close()
+	raw, _ := os.ReadFile(filepath.Join(dir, "s.jsonl"))
+	if bytes.Contains(raw, []byte("tok-123456")) {
+		t.Errorf("secret param reached the session log:\n%s", raw)
+	}
+	var types []string
+	if _, err := ReadRecords(bytes.NewReader(raw), func(r Record) error { types = append(types, string(r.Type)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(types, ","); got != "tool_call,tool_result,tool_call,tool_result" {
+		t.Errorf("records %s", got)
+	}
+}
+
+func TestNewRegistryRejects(t *testing.T) {
+	h := func(context.Context, *Exec, json.RawMessage) (any, error) { return nil, nil }
+	cases := map[string][]*Macro{
+		"bad name":   {{Name: "Bad-Name", Handler: h}},
+		"duplicate":  {{Name: "a", Handler: h}, {Name: "a", Handler: h}},
+		"no handler": {{Name: "a"}},
+		"bad risk":   {{Name: "a", Handler: h, Risk: "yolo"}},
+		"bad schema": {{Name: "a", Handler: h, Params: json.RawMessage(`{"type": 12}`)}},
+	}
+	for name, ms := range cases {
+		if _, err := NewRegistry(ms...); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	r, err := NewRegistry(&Macro{Name: "b", Handler: h}, &Macro{Name: "a", Intent: "do a", Handler: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := r.Tools()
+	if len(tools) != 2 || tools[0].Name != "a" || tools[0].Risk != RiskAct || tools[0].Description != "do a" {
+		t.Errorf("tools = %+v", tools)
+	}
+}

@@ -1,0 +1,70 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/macrokit/macrokit-go/engine"
+)
+
+// ErrorCode is a stable, machine-readable error code of a macro call.
+type ErrorCode string
+
+// Error codes returned by the dispatcher. They are part of the public
+// contract: session logs, MCP results and the HTTP API carry them.
+const (
+	CodeMacroNotFound    ErrorCode = "macro_not_found"
+	CodeInvalidArguments ErrorCode = "invalid_arguments"
+	CodeStepFailed       ErrorCode = "step_failed"
+	CodeApprovalRequired ErrorCode = "approval_required"
+	CodeApprovalDenied   ErrorCode = "approval_denied"
+	CodeCancelled        ErrorCode = "cancelled"
+	CodeTimeout          ErrorCode = "timeout"
+	CodeInternal         ErrorCode = "internal"
+)
+
+// ArgError is one schema violation, located by a JSON pointer into the
+// arguments ("" is the whole object).
+type ArgError struct {
+	Pointer string `json:"pointer"`
+	Message string `json:"message"`
+}
+
+// CallError is the structured error of a macro call.
+type CallError struct {
+	Code    ErrorCode  `json:"code"`
+	Message string     `json:"message"`
+	Args    []ArgError `json:"args,omitempty"`
+	// Step is the failing step's evidence for step_failed.
+	Step *StepRecord `json:"step,omitempty"`
+	Err  error       `json:"-"`
+}
+
+func (e *CallError) Error() string {
+	msg := string(e.Code) + ": " + e.Message
+	for _, a := range e.Args {
+		p := a.Pointer
+		if p == "" {
+			p = "/"
+		}
+		msg += fmt.Sprintf("; %s: %s", p, a.Message)
+	}
+	return msg
+}
+
+func (e *CallError) Unwrap() error { return e.Err }
+
+// AsCallError returns err as a *CallError, wrapping unknown errors as
+// internal.
+func AsCallError(err error) *CallError {
+	if err == nil {
+		return nil
+	}
+	var ce *CallError
+	if errors.As(err, &ce) {
+		return ce
+	}
+	return &CallError{Code: CodeInternal, Message: err.Error(), Err: err}
+}
+
+func asEngine(err error, target **engine.Error) bool { return errors.As(err, target) }

@@ -1,0 +1,366 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/macrokit/macrokit-go/engine"
+)
+
+// PageSource opens a browser page for one macro call; release closes it
+// (and its browser context).
+type PageSource func(ctx context.Context) (page *engine.Page, release func(), err error)
+
+// ContextPages returns a PageSource that opens each call's page in a fresh
+// isolated context of b.
+func ContextPages(b *engine.Browser) PageSource {
+	return func(ctx context.Context) (*engine.Page, func(), error) {
+		c, err := b.NewContext(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		p, err := c.NewPage(ctx)
+		if err != nil {
+			_ = c.Close()
+			return nil, nil, err
+		}
+		return p, func() { _ = c.Close() }, nil
+	}
+}
+
+// Primitive is a deployment's Go function callable from a spec's primitive
+// step. Args arrive as JSON already type-checked at generate time.
+type Primitive func(ctx context.Context, args json.RawMessage) (any, error)
+
+// Primitives maps primitive names to functions.
+type Primitives map[string]Primitive
+
+// StepRecord is the evidence of one executed step.
+type StepRecord struct {
+	Path      string               `json:"path"` // e.g. steps[3] or steps[2].steps[0]
+	Kind      string               `json:"kind"`
+	Status    string               `json:"status"` // passed | failed
+	Diagnosis string               `json:"diagnosis,omitempty"`
+	Message   string               `json:"message,omitempty"`
+	Checks    []engine.CheckResult `json:"checks,omitempty"`
+	Detail    map[string]any       `json:"detail,omitempty"`
+	Duration  time.Duration        `json:"duration"`
+}
+
+// Exec is the execution context of one macro call. Generated handlers call
+// its methods step by step; it opens the page lazily, keeps the evidence and
+// redacts secrets.
+type Exec struct {
+	d       *Dispatcher
+	macro   *Macro
+	secrets []string
+	depth   int
+
+	mu      sync.Mutex
+	page    *engine.Page
+	release func()
+	steps   []StepRecord
+	parent  *Exec
+}
+
+func (d *Dispatcher) newExec(m *Macro, secrets []string) *Exec {
+	return &Exec{d: d, macro: m, secrets: secrets}
+}
+
+func (x *Exec) close() {
+	if x.parent != nil {
+		return // a nested call shares its parent's page
+	}
+	x.mu.Lock()
+	rel := x.release
+	x.page, x.release = nil, nil
+	x.mu.Unlock()
+	if rel != nil {
+		rel()
+	}
+}
+
+// Steps returns the evidence recorded so far.
+func (x *Exec) Steps() []StepRecord {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return append([]StepRecord(nil), x.steps...)
+}
+
+func (x *Exec) record(r StepRecord) {
+	for i := range r.Checks {
+		r.Checks[i].Expected = engine.Redact(r.Checks[i].Expected, x.secrets)
+		r.Checks[i].Actual = engine.Redact(r.Checks[i].Actual, x.secrets)
+	}
+	r.Message = engine.Redact(r.Message, x.secrets)
+	root := x
+	for root.parent != nil {
+		root = root.parent
+	}
+	root.mu.Lock()
+	root.steps = append(root.steps, r)
+	root.mu.Unlock()
+}
+
+// Env resolves {{ env.NAME }}.
+func (x *Exec) Env(name string) string {
+	if x.d.Getenv != nil {
+		return x.d.Getenv(name)
+	}
+	return os.Getenv(name)
+}
+
+// Page returns the call's page, opening it on first use.
+func (x *Exec) Page(ctx context.Context) (*engine.Page, error) {
+	root := x
+	for root.parent != nil {
+		root = root.parent
+	}
+	root.mu.Lock()
+	defer root.mu.Unlock()
+	if root.page != nil {
+		return root.page, nil
+	}
+	if x.d.Pages == nil {
+		return nil, &CallError{Code: CodeInternal, Message: "this deployment has no browser configured, and macro " + x.macro.Name + " has page steps"}
+	}
+	p, rel, err := x.d.Pages(ctx)
+	if err != nil {
+		return nil, &CallError{Code: CodeInternal, Message: "open browser page: " + err.Error(), Err: err}
+	}
+	for _, s := range root.secrets {
+		p.AddSecret(s)
+	}
+	root.page, root.release = p, rel
+	return p, nil
+}
+
+// Do runs one page step and records its evidence; a failed step returns a
+// step_failed *CallError carrying that evidence.
+func (x *Exec) Do(ctx context.Context, path string, step engine.Step) error {
+	p, err := x.Page(ctx)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := p.Do(ctx, step)
+	rec := StepRecord{Path: path, Kind: string(step.Action), Status: "passed", Duration: time.Since(start)}
+	if res != nil {
+		rec.Checks = res.Checks
+		rec.Detail = res.Detail()
+	}
+	if err != nil {
+		return x.fail(ctx, rec, err)
+	}
+	x.record(rec)
+	return nil
+}
+
+func (x *Exec) fail(ctx context.Context, rec StepRecord, err error) error {
+	rec.Status = "failed"
+	rec.Message = err.Error()
+	var ee *engine.Error
+	if asEngine(err, &ee) {
+		rec.Diagnosis = string(ee.Code)
+		if len(rec.Checks) == 0 {
+			rec.Checks = ee.Checks
+		}
+	}
+	x.record(rec)
+	if ctx.Err() != nil {
+		return classify(ctx, ctx.Err())
+	}
+	r := rec
+	return &CallError{Code: CodeStepFailed, Message: fmt.Sprintf("%s (%s) failed: %s", rec.Path, rec.Kind, rec.Message), Step: &r, Err: err}
+}
+
+// HTTPRequest is an http step.
+type HTTPRequest struct {
+	Method  string
+	URL     string
+	Headers map[string]string
+	Query   map[string]string
+	Body    any // encoded as JSON when non-nil
+	// ExpectStatus lists acceptable statuses; empty means any 2xx.
+	ExpectStatus []int
+}
+
+// HTTPResponse is an http step's response.
+type HTTPResponse struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body.
+func (r *HTTPResponse) JSON() (any, error) {
+	var v any
+	if err := json.Unmarshal(r.Body, &v); err != nil {
+		return nil, fmt.Errorf("response is not JSON: %w", err)
+	}
+	return v, nil
+}
+
+const maxHTTPBody = 32 << 20
+
+// HTTP runs an http step; a status outside ExpectStatus fails the step.
+func (x *Exec) HTTP(ctx context.Context, path string, req HTTPRequest) (*HTTPResponse, error) {
+	start := time.Now()
+	rec := StepRecord{Path: path, Kind: "http", Status: "passed"}
+	u, err := url.Parse(req.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		rec.Duration = time.Since(start)
+		return nil, x.fail(ctx, rec, fmt.Errorf("invalid URL %q", req.URL))
+	}
+	if len(req.Query) > 0 {
+		q := u.Query()
+		keys := make([]string, 0, len(req.Query))
+		for k := range req.Query {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			q.Set(k, req.Query[k])
+		}
+		u.RawQuery = q.Encode()
+	}
+	var body io.Reader
+	if req.Body != nil {
+		b, err := json.Marshal(req.Body)
+		if err != nil {
+			return nil, x.fail(ctx, rec, fmt.Errorf("encode body: %w", err))
+		}
+		body = strings.NewReader(string(b))
+	}
+	method := req.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	hr, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return nil, x.fail(ctx, rec, err)
+	}
+	if body != nil {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	hr.Header.Set("Accept", "application/json")
+	for k, v := range req.Headers {
+		hr.Header.Set(k, v)
+	}
+	client := x.d.HTTPClient
+	if client == nil {
+		client = &http.Client{Timeout: 30 * time.Second}
+	}
+	resp, err := client.Do(hr)
+	rec.Detail = map[string]any{"method": method, "url": engine.Redact(u.String(), x.secrets)}
+	if err != nil {
+		rec.Duration = time.Since(start)
+		return nil, x.fail(ctx, rec, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxHTTPBody))
+	rec.Duration = time.Since(start)
+	rec.Detail["status"] = resp.StatusCode
+	if err != nil {
+		return nil, x.fail(ctx, rec, fmt.Errorf("read body: %w", err))
+	}
+	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
+	if len(req.ExpectStatus) > 0 {
+		ok = false
+		for _, s := range req.ExpectStatus {
+			ok = ok || s == resp.StatusCode
+		}
+	}
+	check := engine.CheckResult{Kind: "expect_status", Status: engine.Passed, Expected: fmt.Sprint(expectText(req.ExpectStatus)), Actual: fmt.Sprint(resp.StatusCode), Duration: rec.Duration}
+	if !ok {
+		check.Status = engine.Failed
+		rec.Checks = []engine.CheckResult{check}
+		return nil, x.fail(ctx, rec, fmt.Errorf("%s %s: HTTP %d", method, u.Path, resp.StatusCode))
+	}
+	rec.Checks = []engine.CheckResult{check}
+	x.record(rec)
+	return &HTTPResponse{Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
+}
+
+func expectText(s []int) string {
+	if len(s) == 0 {
+		return "2xx"
+	}
+	parts := make([]string, len(s))
+	for i, v := range s {
+		parts[i] = fmt.Sprint(v)
+	}
+	return strings.Join(parts, "|")
+}
+
+// Primitive calls a deployment primitive by name.
+func (x *Exec) Primitive(ctx context.Context, path, name string, args any) (json.RawMessage, error) {
+	start := time.Now()
+	rec := StepRecord{Path: path, Kind: "primitive", Status: "passed", Detail: map[string]any{"primitive": name}}
+	fn, ok := x.d.Primitives[name]
+	if !ok {
+		return nil, x.fail(ctx, rec, fmt.Errorf("primitive %q is not registered in this deployment", name))
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil, x.fail(ctx, rec, err)
+	}
+	out, err := fn(ctx, b)
+	rec.Duration = time.Since(start)
+	if err != nil {
+		return nil, x.fail(ctx, rec, err)
+	}
+	res, err := json.Marshal(out)
+	if err != nil {
+		return nil, x.fail(ctx, rec, err)
+	}
+	x.record(rec)
+	return res, nil
+}
+
+// maxCallDepth bounds macro composition; generate rejects cycles, this is a
+// second line of defence for hand-written registries.
+const maxCallDepth = 8
+
+// Call runs another macro of the same registry on the same page, validating
+// its arguments like any call; its steps' evidence joins this call's.
+func (x *Exec) Call(ctx context.Context, path, name string, args any) (json.RawMessage, error) {
+	start := time.Now()
+	rec := StepRecord{Path: path, Kind: "call", Status: "passed", Detail: map[string]any{"macro": name}}
+	if x.depth >= maxCallDepth {
+		return nil, x.fail(ctx, rec, fmt.Errorf("macro calls nest deeper than %d", maxCallDepth))
+	}
+	m, ok := x.d.Registry.Lookup(name)
+	if !ok {
+		return nil, x.fail(ctx, rec, fmt.Errorf("no macro named %q", name))
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return nil, x.fail(ctx, rec, err)
+	}
+	valid, cerr := m.Validate(raw)
+	if cerr != nil {
+		return nil, x.fail(ctx, rec, cerr)
+	}
+	sub := &Exec{d: x.d, macro: m, secrets: append(x.secrets, secretValues(m, valid)...), depth: x.depth + 1, parent: x}
+	out, err := m.Handler(ctx, sub, valid)
+	rec.Duration = time.Since(start)
+	if err != nil {
+		return nil, x.fail(ctx, rec, err)
+	}
+	res, err := json.Marshal(out)
+	if err != nil {
+		return nil, x.fail(ctx, rec, err)
+	}
+	x.record(rec)
+	return res, nil
+}

@@ -1,0 +1,166 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"sync"
+
+	"github.com/xeipuuv/gojsonschema"
+)
+
+// Risk is a macro's risk tier.
+type Risk string
+
+// Risk tiers: read macros only look, act macros change state, dangerous
+// macros need an approval before they run.
+const (
+	RiskRead      Risk = "read"
+	RiskAct       Risk = "act"
+	RiskDangerous Risk = "dangerous"
+)
+
+// Example is something a user might say and the arguments it means.
+type Example struct {
+	Say  string          `json:"say"`
+	Args json.RawMessage `json:"args"`
+}
+
+// Handler runs a macro: args are already validated against the params
+// schema, with defaults applied.
+type Handler func(ctx context.Context, x *Exec, args json.RawMessage) (any, error)
+
+// Macro is one registered macro. Generated code builds these; hand-written
+// Go macros can too.
+type Macro struct {
+	Name        string
+	Version     string
+	Intent      string
+	Description string
+	Risk        Risk
+	// Params and Result are JSON Schemas (draft-07).
+	Params json.RawMessage
+	Result json.RawMessage
+	// Secrets names the top-level params whose values are redacted everywhere.
+	Secrets  []string
+	Examples []Example
+	Handler  Handler
+
+	once     sync.Once
+	schema   *gojsonschema.Schema
+	defaults map[string]json.RawMessage
+	err      error
+}
+
+var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// compiled compiles the params schema once.
+func (m *Macro) compiled() (*gojsonschema.Schema, error) {
+	m.once.Do(func() {
+		params := m.Params
+		if len(params) == 0 {
+			params = json.RawMessage(`{"type":"object"}`)
+		}
+		m.schema, m.err = gojsonschema.NewSchema(gojsonschema.NewBytesLoader(params))
+		if m.err != nil {
+			m.err = fmt.Errorf("macro %s: params schema: %w", m.Name, m.err)
+			return
+		}
+		var s struct {
+			Properties map[string]struct {
+				Default json.RawMessage `json:"default"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(params, &s); err != nil {
+			m.err = fmt.Errorf("macro %s: params schema: %w", m.Name, err)
+			return
+		}
+		m.defaults = map[string]json.RawMessage{}
+		for k, p := range s.Properties {
+			if len(p.Default) > 0 {
+				m.defaults[k] = p.Default
+			}
+		}
+	})
+	return m.schema, m.err
+}
+
+// Tool is a macro as a model or an MCP client sees it.
+type Tool struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+	Risk         Risk            `json:"risk"`
+}
+
+// Registry is an immutable, sorted set of macros.
+type Registry struct {
+	byName map[string]*Macro
+	sorted []*Macro
+}
+
+// NewRegistry checks the macros (unique snake_case names, a handler, a
+// compilable params schema) and returns them as a registry.
+func NewRegistry(macros ...*Macro) (*Registry, error) {
+	r := &Registry{byName: make(map[string]*Macro, len(macros))}
+	for _, m := range macros {
+		if m == nil {
+			return nil, fmt.Errorf("registry: nil macro")
+		}
+		if !nameRE.MatchString(m.Name) {
+			return nil, fmt.Errorf("registry: invalid macro name %q", m.Name)
+		}
+		if _, dup := r.byName[m.Name]; dup {
+			return nil, fmt.Errorf("registry: duplicate macro %q", m.Name)
+		}
+		if m.Handler == nil {
+			return nil, fmt.Errorf("registry: macro %q has no handler", m.Name)
+		}
+		switch m.Risk {
+		case RiskRead, RiskAct, RiskDangerous:
+		case "":
+			m.Risk = RiskAct
+		default:
+			return nil, fmt.Errorf("registry: macro %q: unknown risk %q", m.Name, m.Risk)
+		}
+		if _, err := m.compiled(); err != nil {
+			return nil, err
+		}
+		r.byName[m.Name] = m
+		r.sorted = append(r.sorted, m)
+	}
+	sort.Slice(r.sorted, func(i, j int) bool { return r.sorted[i].Name < r.sorted[j].Name })
+	return r, nil
+}
+
+// Lookup returns the macro with the given name.
+func (r *Registry) Lookup(name string) (*Macro, bool) {
+	m, ok := r.byName[name]
+	return m, ok
+}
+
+// List returns the macros sorted by name.
+func (r *Registry) List() []*Macro { return append([]*Macro(nil), r.sorted...) }
+
+// Len is the number of macros.
+func (r *Registry) Len() int { return len(r.sorted) }
+
+// Tools returns the tool catalog, sorted by name.
+func (r *Registry) Tools() []Tool {
+	out := make([]Tool, 0, len(r.sorted))
+	for _, m := range r.sorted {
+		desc := m.Intent
+		if m.Description != "" && m.Description != m.Intent {
+			desc += ". " + m.Description
+		}
+		params := m.Params
+		if len(params) == 0 {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		out = append(out, Tool{Name: m.Name, Description: desc, InputSchema: params, OutputSchema: m.Result, Risk: m.Risk})
+	}
+	return out
+}

@@ -1,0 +1,95 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSessionLogRoundTripAndRedaction(t *testing.T) {
+	dir := t.TempDir()
+	l, err := OpenSessionLog(dir, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.AddSecret(`hunter"2`)
+	recs := []Record{
+		{Type: RecUser, Turn: 1, Text: "log in as ada with hunter\"2"},
+		{Type: RecToolCall, Turn: 1, CallID: "c1", Tool: "login", Args: json.RawMessage(`{"user":"ada","password":"hunter\"2"}`)},
+		{Type: RecToolResult, Turn: 1, CallID: "c1", Tool: "login", OK: true, Verification: &VerificationSummary{Passed: 2}},
+		{Type: RecAssistant, Turn: 1, Text: "Logged in."},
+	}
+	for _, r := range recs {
+		if err := l.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "s1.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte("hunter")) {
+		t.Fatalf("secret reached the log:\n%s", raw)
+	}
+	var got []Record
+	st, err := ReadRecords(bytes.NewReader(raw), func(r Record) error { got = append(got, r); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Records != 4 || st.Torn != 0 || len(got) != 4 {
+		t.Fatalf("stats %+v, %d records", st, len(got))
+	}
+	if got[1].Tool != "login" || got[1].Session != "s1" || got[1].V != LogVersion {
+		t.Errorf("record 1 = %+v", got[1])
+	}
+	if !strings.Contains(string(got[1].Args), "[redacted]") {
+		t.Errorf("args not redacted: %s", got[1].Args)
+	}
+}
+
+func TestReadRecordsToleratesTornAndForeignLines(t *testing.T) {
+	in := strings.Join([]string{
+		`{"v":1,"type":"user","session":"s","turn":1,"text":"hi"}`,
+		`{"hello":"world"}`,
+		``,
+		`{"v":1,"type":"assistant","session":"s","turn":1,"text":"hey"}`,
+		`{"v":1,"type":"tool_call","sess`,
+	}, "\n")
+	var n int
+	st, err := ReadRecords(strings.NewReader(in), func(Record) error { n++; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ReadStats{Lines: 4, Records: 2, Torn: 1, Foreign: 1}
+	if st != want || n != 2 {
+		t.Fatalf("stats = %+v (n=%d), want %+v", st, n, want)
+	}
+}
+
+func TestOpenSessionLogRejectsPathIDs(t *testing.T) {
+	for _, id := range []string{"", "../x", "a/b", ".hidden"} {
+		if _, err := OpenSessionLog(t.TempDir(), id); err == nil {
+			t.Errorf("id %q accepted", id)
+		}
+	}
+}
+
+func FuzzReadRecords(f *testing.F) {
+	f.Add([]byte(`{"v":1,"type":"user","session":"s","turn":1,"text":"hi"}` + "\n{\"v\":1"))
+	f.Add([]byte("\n\n{}\n[1,2]\n\"x\"\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, err := ReadRecords(bytes.NewReader(data), func(Record) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Records+st.Torn+st.Foreign != st.Lines {
+			t.Fatalf("stats do not add up: %+v", st)
+		}
+	})
+}
