@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -962,5 +963,39 @@ func TestSafeNext(t *testing.T) {
 		if got := safeNext(in); got != want {
 			t.Errorf("safeNext(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestSiteWideInject: Options.Inject applies to requests that ask for
+// nothing, pages and API alike.
+func TestSiteWideInject(t *testing.T) {
+	s := New(Options{Inject: "fakeSuccess"})
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	resp, err := http.Post(srv.URL+"/api/customers", "application/json", strings.NewReader(`{"name":"Zed","email":"zed@example.com","tier":"pro"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("fake success answered %d", resp.StatusCode)
+	}
+	list, err := http.Get(srv.URL + "/api/customers?q=zed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer list.Body.Close()
+	b, _ := io.ReadAll(list.Body)
+	if strings.Contains(string(b), "zed@example.com") {
+		t.Fatalf("fakeSuccess stored the customer: %s", b)
+	}
+	page, err := http.Get(srv.URL + "/customers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer page.Body.Close()
+	pb, _ := io.ReadAll(page.Body)
+	if !strings.Contains(string(pb), `data-inject="fakeSuccess"`) {
+		t.Fatalf("page not marked with the site-wide inject mode")
 	}
 }

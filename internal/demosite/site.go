@@ -52,6 +52,11 @@ type Options struct {
 	// how long slow pages hold back their late elements. Zero means a
 	// pseudo-random delay between 1 and 2 seconds per request.
 	SlowDelay time.Duration
+	// Inject turns fault-injection modes on for every page and API request
+	// (the same names as ?inject=, comma-separated), on top of what each
+	// request asks for: `macrokit demo serve --inject fakeSuccess` shows
+	// verification catching a fake success without editing any macro.
+	Inject string
 }
 
 // Site is the demo back-office app: pages, JSON API and in-memory state.
@@ -216,7 +221,7 @@ func (s *Site) pageHandler(file string) http.HandlerFunc {
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		modes := parseInject(r.URL.Query().Get("inject"))
+		modes := parseInject(r.URL.Query().Get("inject")) | parseInject(s.opts.Inject)
 		s.mu.Lock()
 		dark := s.st.settings.DarkMode
 		var delay time.Duration
