@@ -156,7 +156,7 @@ func TestDoIdempotencyGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := p.Do(ctx, Step{Action: ActClick, Target: &Target{Role: "button", Name: "Add"}, Expect: []Condition{
-		{Kind: CondListCountDelta, Target: &Target{CSS: "#items li"}, Delta: 1, Timeout: 150 * time.Millisecond},
+		{Kind: CondListCountDelta, Target: &Target{CSS: "#items li"}, Delta: 1, Timeout: 100 * time.Millisecond},
 	}})
 	if err != nil {
 		t.Fatalf("err %v (attempts %s)", err, strategies(res))

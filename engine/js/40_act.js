@@ -17,6 +17,19 @@
     topWin.requestAnimationFrame(fire);
     topWin.setTimeout(fire, 100);
   });
+  // animating reports whether a CSS animation, transition or Web Animation
+  // is running in the element's document or the top document.
+  const animating = (el) => {
+    const running = (d) => {
+      try {
+        return d.getAnimations().some((a) => a.playState === 'running');
+      } catch (_) {
+        return true; // cannot tell: be careful
+      }
+    };
+    const own = el.ownerDocument;
+    return running(own) || (own !== document && running(document));
+  };
   const nextTask = () => new Promise((resolve) => topWin.setTimeout(resolve, 0));
 
   // changeOrFrame resolves on the first DOM mutation, CSS transition or
@@ -145,7 +158,11 @@
       rep.box = b;
     }
     rep.inViewport = clickPoint(b, acting) !== null;
-    if (opts.stable) {
+    if (opts.stable && !animating(acting)) {
+      // Nothing is animating: a box only moves by script, and the click
+      // guard catches a click that lands elsewhere. No frame to wait for.
+      rep.stable = true;
+    } else if (opts.stable) {
       await nextFrame();
       if (!acting.isConnected) { rep.attached = false; return fail('not_found', 'element was detached while checking'); }
       const b2 = boxOf(acting);
@@ -233,7 +250,10 @@
 
   // mk.actSettle waits for the page to process what an input event queued:
   // one animation frame, then one task turn.
-  mk.actSettle = async () => { await nextFrame(); await nextTask(); return true; };
+  // A click's handlers, a link's default action and window.open run while
+  // the input is dispatched; a form submission is queued as a task. One
+  // task turn lets those start so their CDP events precede our answer.
+  mk.actSettle = async () => { await nextTask(); return true; };
 
   // mk.actDeref returns the node for ref (for Go handles), or null.
   mk.actDeref = (ref) => mk.deref(ref);
