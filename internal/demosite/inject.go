@@ -83,7 +83,7 @@ func injectOf(r *http.Request) inject {
 func (s *Site) api(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
-		modes := requestInject(r) | parseInject(s.opts.Inject)
+		modes := requestInject(r) | s.siteInject()
 		exempt := r.URL.Path == "/api/health"
 		auth := r.URL.Path == "/api/login" || r.URL.Path == "/api/logout"
 		if modes.has(injectSlow) && !exempt {
@@ -120,4 +120,19 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// siteInject returns the site-wide fault modes.
+func (s *Site) siteInject() inject {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return parseInject(s.inject)
+}
+
+// SetInject replaces the site-wide fault modes (Options.Inject) at run
+// time; "" turns them off.
+func (s *Site) SetInject(modes string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inject = modes
 }

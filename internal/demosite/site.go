@@ -72,6 +72,7 @@ type Site struct {
 	st       *store
 	sessions map[string]string // token -> username
 	slowRng  *mathrand.Rand
+	inject   string // site-wide fault modes (Options.Inject, SetInject)
 }
 
 //go:embed static
@@ -87,7 +88,7 @@ var pages = map[string]string{
 
 // New returns a Site holding freshly seeded state.
 func New(opts Options) *Site {
-	s := &Site{opts: opts, clock: opts.Clock}
+	s := &Site{opts: opts, inject: opts.Inject, clock: opts.Clock}
 	if s.clock == nil {
 		s.clock = time.Now
 	}
@@ -221,7 +222,7 @@ func (s *Site) pageHandler(file string) http.HandlerFunc {
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		modes := parseInject(r.URL.Query().Get("inject")) | parseInject(s.opts.Inject)
+		modes := parseInject(r.URL.Query().Get("inject")) | s.siteInject()
 		s.mu.Lock()
 		dark := s.st.settings.DarkMode
 		var delay time.Duration
