@@ -415,13 +415,15 @@ func (x *Exec) Assert(ctx context.Context, path string, that any, op Op, arg any
 	c.Duration = time.Since(start)
 	rec := StepRecord{Path: path, Kind: "assert", Status: "passed", Checks: []engine.CheckResult{c}, Duration: c.Duration}
 	if err != nil {
-		return x.fail(ctx, rec, err)
+		return x.fail(ctx, rec, errors.New(x.redact(err.Error())))
 	}
 	if !ok {
 		if message == "" {
 			message = fmt.Sprintf("assertion failed: %s is not %s", c.Actual, c.Expected)
 		}
-		return x.fail(ctx, rec, errors.New(message))
+		// The values may hold secrets: the failure message is redacted here
+		// (x.fail redacts the record, not the *CallError's message).
+		return x.fail(ctx, rec, errors.New(x.redact(message)))
 	}
 	x.record(rec)
 	return nil
@@ -435,7 +437,7 @@ func (x *Exec) Cond(ctx context.Context, path string, that any, op Op, arg any) 
 	rec := StepRecord{Path: path, Kind: "if", Status: "passed", Duration: time.Since(start),
 		Detail: map[string]any{"cond": x.redact(c.Actual + " " + c.Expected), "result": ok}}
 	if err != nil {
-		return false, x.fail(ctx, rec, err)
+		return false, x.fail(ctx, rec, errors.New(x.redact(err.Error())))
 	}
 	x.record(rec)
 	return ok, nil
@@ -501,4 +503,39 @@ func PrimitiveAs[T any](ctx context.Context, x *Exec, path, name string, args an
 		return out, x.Fail(ctx, path, "primitive", fmt.Errorf("primitive %s returned %s: %v", name, describeValue(json.RawMessage(raw)), jsonErr(err)))
 	}
 	return out, nil
+}
+
+// Handle adapts a generated, typed macro function to a Handler: it decodes
+// the arguments (already validated, with top-level defaults applied) into P
+// and calls h. A decoding failure is an invalid_arguments error.
+func Handle[P, R any](h func(context.Context, *Exec, P) (R, error)) Handler {
+	return func(ctx context.Context, x *Exec, args json.RawMessage) (any, error) {
+		var p P
+		if err := decodeArgs(x, args, &p); err != nil {
+			return nil, err
+		}
+		return h(ctx, x, p)
+	}
+}
+
+// HandleNoResult is Handle for a macro without a result: the call's result
+// is JSON null.
+func HandleNoResult[P any](h func(context.Context, *Exec, P) error) Handler {
+	return func(ctx context.Context, x *Exec, args json.RawMessage) (any, error) {
+		var p P
+		if err := decodeArgs(x, args, &p); err != nil {
+			return nil, err
+		}
+		return nil, h(ctx, x, p)
+	}
+}
+
+func decodeArgs(x *Exec, args json.RawMessage, p any) error {
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	if err := json.Unmarshal(args, p); err != nil {
+		return &CallError{Code: CodeInvalidArguments, Message: x.macroName() + ": " + jsonErr(err), Err: err}
+	}
+	return nil
 }

@@ -1,0 +1,175 @@
+package gen
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+	"github.com/macrokit/macrokit-go/spec"
+)
+
+// newFile starts a jennifer file with our header and import names.
+func (g *generator) newFile() *jen.File {
+	f := jen.NewFile(g.opts.Package)
+	f.HeaderComment(headerComment)
+	f.ImportName(pkgRuntime, "runtime")
+	f.ImportName(pkgEngine, "engine")
+	f.ImportName(pkgJSON, "json")
+	return f
+}
+
+func render(f *jen.File) ([]byte, error) {
+	var b bytes.Buffer
+	if err := f.Render(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// macroFile renders one macro's file.
+func (g *generator) macroFile(m *macroInfo) (out []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ge, ok := r.(genError)
+			if !ok {
+				panic(r)
+			}
+			out, err = nil, ge
+		}
+	}()
+	f := g.newFile()
+	g.typeDecls(m, f)
+	h := newFn(g, m)
+	h.handler(f)
+	pj, err := schemaJSON(m.s.Params)
+	if err != nil {
+		return nil, fmt.Errorf("params schema: %w", err)
+	}
+	f.Add(docComment(fmt.Sprintf("%s is the JSON Schema (draft-07) of the arguments of macro %s.", m.pconst, m.s.Name)))
+	f.Const().Id(m.pconst).Op("=").Add(stringLit(pj))
+	if m.result != "" {
+		rj, err := schemaJSON(m.s.Result)
+		if err != nil {
+			return nil, fmt.Errorf("result schema: %w", err)
+		}
+		f.Add(docComment(fmt.Sprintf("%s is the JSON Schema (draft-07) of the result of macro %s.", m.rconst, m.s.Name)))
+		f.Const().Id(m.rconst).Op("=").Add(stringLit(rj))
+	}
+	if err := g.macroCtor(m, f); err != nil {
+		return nil, err
+	}
+	return render(f)
+}
+
+// stringLit renders s as a raw string literal when it can be one.
+func stringLit(s string) jen.Code {
+	if !strings.ContainsAny(s, "`\r") {
+		return jen.Op("`" + s + "`")
+	}
+	return jen.Lit(s)
+}
+
+// source is the spec's file for doc comments: the path as loaded when it
+// is relative (macros.d/x.yaml), else its base name, so the output does not
+// depend on where the repository is checked out.
+func source(s *spec.Spec) string {
+	if s.File == "" {
+		return ""
+	}
+	if filepath.IsAbs(s.File) {
+		return filepath.Base(s.File)
+	}
+	return filepath.ToSlash(s.File)
+}
+
+var riskConst = map[spec.Risk]string{spec.RiskRead: "RiskRead", spec.RiskAct: "RiskAct", spec.RiskDangerous: "RiskDangerous"}
+
+// macroCtor renders func xxxMacro() *runtime.Macro.
+func (g *generator) macroCtor(m *macroInfo, f *jen.File) error {
+	s := m.s
+	fields := []jen.Code{
+		jen.Id("Name").Op(":").Lit(s.Name),
+		jen.Id("Version").Op(":").Lit(s.Version),
+		jen.Id("Intent").Op(":").Lit(s.Intent),
+	}
+	if d := strings.TrimSpace(s.Description); d != "" {
+		fields = append(fields, jen.Id("Description").Op(":").Lit(d))
+	}
+	risk := riskConst[s.Risk]
+	if risk == "" {
+		return fmt.Errorf("unknown risk %q", s.Risk)
+	}
+	fields = append(fields,
+		jen.Id("Risk").Op(":").Qual(pkgRuntime, risk),
+		jen.Id("Params").Op(":").Qual(pkgJSON, "RawMessage").Call(jen.Id(m.pconst)))
+	if m.rconst != "" {
+		fields = append(fields, jen.Id("Result").Op(":").Qual(pkgJSON, "RawMessage").Call(jen.Id(m.rconst)))
+	}
+	var secrets []jen.Code
+	for _, p := range s.Params.Properties() {
+		if p.Secret {
+			secrets = append(secrets, jen.Lit(p.Name))
+		}
+	}
+	if len(secrets) > 0 {
+		fields = append(fields, jen.Id("Secrets").Op(":").Index().String().Values(secrets...))
+	}
+	if len(s.Examples) > 0 {
+		var exs []jen.Code
+		for _, e := range s.Examples {
+			args := e.Args
+			if args == nil {
+				args = map[string]any{}
+			}
+			b, err := canonicalJSON(args)
+			if err != nil {
+				return fmt.Errorf("example %q: %w", e.Say, err)
+			}
+			exs = append(exs, jen.Values(jen.Id("Say").Op(":").Lit(e.Say), jen.Id("Args").Op(":").Qual(pkgJSON, "RawMessage").Call(stringLit(string(b)))))
+		}
+		fields = append(fields, jen.Id("Examples").Op(":").Index().Qual(pkgRuntime, "Example").Values(multiline(exs)...))
+	}
+	adapter := "Handle"
+	if m.result == "" {
+		adapter = "HandleNoResult"
+	}
+	handler := jen.Qual(pkgRuntime, adapter).Call(jen.Id(m.goName))
+	fields = append(fields, jen.Id("Handler").Op(":").Add(handler))
+	f.Add(docComment(fmt.Sprintf("%s returns macro %s for the registry: its metadata, its schemas and a handler that decodes the arguments into %s and calls %s.", m.ctor, s.Name, m.params, m.goName)))
+	f.Func().Id(m.ctor).Params().Op("*").Qual(pkgRuntime, "Macro").Block(
+		jen.Return(jen.Op("&").Qual(pkgRuntime, "Macro").Values(multiline(fields)...)),
+	)
+	return nil
+}
+
+// multiline lays out composite literal elements one per line.
+func multiline(items []jen.Code) []jen.Code {
+	if len(items) == 0 {
+		return nil
+	}
+	out := make([]jen.Code, 0, len(items)+1)
+	for _, it := range items {
+		out = append(out, jen.Line().Add(it))
+	}
+	return append(out, jen.Line())
+}
+
+// registryFile renders registry.go: Macros and Registry.
+func (g *generator) registryFile() ([]byte, error) {
+	f := g.newFile()
+	var ctors []jen.Code
+	for _, m := range g.macros {
+		ctors = append(ctors, jen.Id(m.ctor).Call())
+	}
+	f.Add(docComment(fmt.Sprintf("Macros returns a new instance of every generated macro (%d), sorted by name.", len(g.macros))))
+	f.Func().Id("Macros").Params().Index().Op("*").Qual(pkgRuntime, "Macro").Block(
+		jen.Return(jen.Index().Op("*").Qual(pkgRuntime, "Macro").Values(multiline(ctors)...)),
+	)
+	f.Add(docComment("Registry returns a registry of every generated macro."))
+	f.Func().Id("Registry").Params().Params(jen.Op("*").Qual(pkgRuntime, "Registry"), jen.Error()).Block(
+		jen.Return(jen.Qual(pkgRuntime, "NewRegistry").Call(jen.Id("Macros").Call().Op("..."))),
+	)
+	return render(f)
+}
