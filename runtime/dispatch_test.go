@@ -200,3 +200,42 @@ func TestNewRegistryRejects(t *testing.T) {
 		t.Errorf("tools = %+v", tools)
 	}
 }
+
+// TestStepErrorsRedactSecrets: a failing step whose error text carries a
+// secret argument (here in a URL) must not leak it through the error, the
+// step evidence or the session log.
+func TestStepErrorsRedactSecrets(t *testing.T) {
+	const secret = "sk-live-0123456789"
+	leaky := &Macro{
+		Name: "leaky", Intent: "call an API with a token", Risk: RiskRead, Secrets: []string{"token"},
+		Params: json.RawMessage(`{"type":"object","properties":{"token":{"type":"string"}}}`),
+		Handler: func(ctx context.Context, x *Exec, args json.RawMessage) (any, error) {
+			var p struct{ Token string }
+			_ = json.Unmarshal(args, &p)
+			_, err := x.HTTP(ctx, "steps[0]", HTTPRequest{URL: "http://127.0.0.1:1/v1?token=" + p.Token})
+			return nil, err
+		},
+	}
+	reg, err := NewRegistry(leaky)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	log, err := OpenSessionLog(dir, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Dispatcher{Registry: reg, Log: log}
+	out := d.Dispatch(context.Background(), Call{Name: "leaky", Args: json.RawMessage(`{"token":"` + secret + `"}`)})
+	_ = log.Close()
+	if out.OK || out.Error.Code != CodeStepFailed {
+		t.Fatalf("outcome %+v", out.Error)
+	}
+	all, _ := json.Marshal(out)
+	raw, _ := os.ReadFile(filepath.Join(dir, "s.jsonl"))
+	for what, s := range map[string]string{"error": out.Error.Error(), "outcome": string(all), "log": string(raw)} {
+		if strings.Contains(s, secret) {
+			t.Errorf("secret leaked through the %s: %s", what, s)
+		}
+	}
+}

@@ -167,7 +167,7 @@ func (x *Exec) Do(ctx context.Context, path string, step engine.Step) error {
 
 func (x *Exec) fail(ctx context.Context, rec StepRecord, err error) error {
 	rec.Status = "failed"
-	rec.Message = err.Error()
+	rec.Message = engine.Redact(err.Error(), x.allSecrets())
 	var ee *engine.Error
 	if asEngine(err, &ee) {
 		rec.Diagnosis = string(ee.Code)
@@ -180,7 +180,7 @@ func (x *Exec) fail(ctx context.Context, rec StepRecord, err error) error {
 		return classify(ctx, ctx.Err())
 	}
 	r := rec
-	return &CallError{Code: CodeStepFailed, Message: fmt.Sprintf("%s (%s) failed: %s", rec.Path, rec.Kind, rec.Message), Step: &r, Err: err}
+	return &CallError{Code: CodeStepFailed, Message: fmt.Sprintf("%s (%s) failed: %s", rec.Path, rec.Kind, rec.Message), Step: &r, Err: redactedError{err, x.allSecrets()}}
 }
 
 // HTTPRequest is an http step.
@@ -364,3 +364,22 @@ func (x *Exec) Call(ctx context.Context, path, name string, args any) (json.RawM
 	x.record(rec)
 	return res, nil
 }
+
+// allSecrets returns the secrets of this call and of every call above it.
+func (x *Exec) allSecrets() []string {
+	var out []string
+	for e := x; e != nil; e = e.parent {
+		out = append(out, e.secrets...)
+	}
+	return out
+}
+
+// redactedError keeps the chain of a step error for errors.As while its
+// text never carries a secret.
+type redactedError struct {
+	err     error
+	secrets []string
+}
+
+func (e redactedError) Error() string { return engine.Redact(e.err.Error(), e.secrets) }
+func (e redactedError) Unwrap() error { return e.err }
