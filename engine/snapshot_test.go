@@ -5,10 +5,6 @@ import (
 	"image"
 	"image/png"
 	"net/http"
-	"os"
-	"runtime"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -481,22 +477,15 @@ func snapIsBadge(img image.Image, x, y int) bool {
 	return r>>8 > 220 && g>>8 < 40 && b>>8 > 140 && b>>8 < 200
 }
 
-// TestSnapshot2000 is not parallel: it times the scan, so it runs before
-// the parallel tests of this package start.
+// TestSnapshot2000 checks what one scan of a 2,000-element page lists. Its
+// cost is measured by BenchmarkSnapshot2000 and make bench, never asserted
+// here (house rule: no timed unit tests).
 func TestSnapshot2000(t *testing.T) {
+	t.Parallel()
 	p, ctx := groundOpen(t, "perception_2000.html")
-	if _, err := p.Snapshot(ctx, SnapshotOptions{}); err != nil { // warm the JIT
+	s, err := p.Snapshot(ctx, SnapshotOptions{})
+	if err != nil {
 		t.Fatal(err)
-	}
-	var scans []time.Duration
-	var s *Snapshot
-	for i := 0; i < 5; i++ {
-		var err error
-		s, err = p.Snapshot(ctx, SnapshotOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		scans = append(scans, s.ScanDuration)
 	}
 	interactive := 0
 	for _, e := range s.Elements {
@@ -515,37 +504,9 @@ func TestSnapshot2000(t *testing.T) {
 	if e := s.Elements[snapFind(t, s, "link", "Link 1993")]; e.Tag != "a" {
 		t.Errorf("Link 1993: %+v", e)
 	}
-	sort.Slice(scans, func(i, j int) bool { return scans[i] < scans[j] })
-	// The best run is the cost without CPU contention (tests share two cores
-	// with a parallel suite); the median is logged for information.
-	best, med := scans[0], scans[len(scans)/2]
-	t.Logf("snapshot of %d elements: in-page best %v, median %v (runs %v), last full call %v", len(s.Elements), best, med, scans, s.Duration)
-	if best > 100*time.Millisecond {
-		if load := snapLoadPerCPU(); load > 1.5 {
-			t.Logf("in-page snapshot best of %d runs %v > 100ms, not asserted: machine load %.1f per CPU", len(scans), best, load)
-			return
-		}
-		t.Errorf("in-page snapshot best of %d runs %v, want < 100ms", len(scans), best)
-	}
+	t.Logf("snapshot of %d elements: in-page %v, whole call %v", len(s.Elements), s.ScanDuration, s.Duration)
 }
 
-// snapLoadPerCPU is the 1-minute load average per CPU (0 when unknown): a
-// timing assertion means nothing on an overloaded machine.
-func snapLoadPerCPU() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return 0
-	}
-	l, err := strconv.ParseFloat(f[0], 64)
-	if err != nil {
-		return 0
-	}
-	return l / float64(runtime.NumCPU())
-}
 
 // BenchmarkSnapshot2000 times Page.Snapshot on 2,000 interactive elements
 // (about 8,000 elements in all). Besides ns/op (the whole call: evaluation,
