@@ -34,9 +34,9 @@ bench:
 	@test -d bench/playwright/node_modules || (cd bench/playwright && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
 	$(GO) run ./bench/compare
 
-## demo: the quick start (filled in with the demo site and router)
+## demo: the embedded demo site, the reference macros in headless Chromium, and a caught fake success
 demo:
-	@echo "make demo arrives with the demo site and the router (issues 3, 4 and 7)"; exit 1
+	$(GO) run ./cmd/macrokit demo run
 
 clean:
 	rm -rf $(BIN)

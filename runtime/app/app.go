@@ -102,6 +102,7 @@ func Run(ctx context.Context, cfg *Config, commands []*cli.Command, args []strin
 			fmt.Fprintf(c.App.ErrWriter, "%s: unknown command %q (see '%s help')\n", cfg.Name, name, cfg.Name)
 		},
 	}
+	args = interspersed(commands, args)
 	err := a.RunContext(ctx, args)
 	if err == nil {
 		if len(args) > 1 && a.Command(args[1]) == nil && !strings.HasPrefix(args[1], "-") && args[1] != "help" && args[1] != "h" {

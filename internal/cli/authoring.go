@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/macrokit/macrokit-go/runtime/app"
+	"github.com/macrokit/macrokit-go/spec"
+	"github.com/urfave/cli/v2"
+)
+
+// DefaultMacrosDir is where specs live unless told otherwise.
+const DefaultMacrosDir = "macros.d"
+
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// loadSpecs loads and checks a macros directory, printing every diagnostic
+// to stderr. It fails (exit 1) when any spec is invalid.
+func loadSpecs(c *cli.Context, dir string) (*spec.Set, error) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, app.Usagef("%s: not a directory of macro specs", dir)
+	}
+	set, diags := spec.LoadDir(dir, spec.Options{})
+	for _, d := range diags {
+		fmt.Fprintln(c.App.ErrWriter, d.String())
+	}
+	if len(diags) > 0 {
+		return nil, app.Failf("%d error(s) in %s", len(diags), dir)
+	}
+	return set, nil
+}
+
+func dirArg(c *cli.Context) (string, error) {
+	switch c.NArg() {
+	case 0:
+		return DefaultMacrosDir, nil
+	case 1:
+		return c.Args().First(), nil
+	}
+	return "", app.Usagef("%s takes at most one directory", c.Command.Name)
+}
+
+func checkCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "validate the macro specs (no output files)",
+		ArgsUsage: "[DIR]",
+		Action: func(c *cli.Context) error {
+			dir, err := dirArg(c)
+			if err != nil {
+				return err
+			}
+			set, err := loadSpecs(c, dir)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.ErrWriter, "%d macro(s) OK\n", len(set.Specs))
+			return nil
+		},
+	}
+}
+
+func lintCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "lint",
+		Usage:     "check the specs for likely mistakes (intents, examples, tests, risk, unused params, unreachable steps)",
+		ArgsUsage: "[DIR]",
+		Flags:     []cli.Flag{&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"}},
+		Action: func(c *cli.Context) error {
+			dir, err := dirArg(c)
+			if err != nil {
+				return err
+			}
+			format := c.String("format")
+			if format != "text" && format != "json" {
+				return app.Usagef("--format must be text or json")
+			}
+			set, err := loadSpecs(c, dir)
+			if err != nil {
+				return err
+			}
+			findings := spec.Lint(set)
+			if format == "json" {
+				if findings == nil {
+					findings = []spec.Finding{}
+				}
+				if err := writeJSON(c.App.Writer, findings); err != nil {
+					return err
+				}
+			} else {
+				for _, f := range findings {
+					fmt.Fprintln(c.App.Writer, f.String())
+				}
+			}
+			if len(findings) > 0 {
+				return app.Failf("%d lint finding(s)", len(findings))
+			}
+			return nil
+		},
+	}
+}
+
+func schemaCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "schema",
+		Usage: "print the JSON Schema of the spec format (for editors: yaml-language-server)",
+		Action: func(c *cli.Context) error {
+			_, err := c.App.Writer.Write(spec.JSONSchema())
+			return err
+		},
+	}
+}

@@ -1,0 +1,85 @@
+// Package cli is the macrokit command: the shared runtime commands (run,
+// list, ...) over the macros compiled from macros.d, plus the authoring
+// commands (generate, check, lint, schema) and the demo site.
+package cli
+
+import (
+	"context"
+	"io"
+
+	"github.com/macrokit/macrokit-go/generated"
+	"github.com/macrokit/macrokit-go/internal/demosite"
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/app"
+	"github.com/urfave/cli/v2"
+)
+
+// Version is the macrokit version, set at build time with
+// -ldflags "-X github.com/macrokit/macrokit-go/internal/cli.Version=...".
+var Version = "v0.1.0-dev"
+
+// DemoAddr is where `macrokit demo serve` listens by default; the reference
+// macros read it as {{ env.DEMO_URL }} when DEMO_URL is unset.
+const DemoAddr = "127.0.0.1:8451"
+
+// Run is the whole CLI: it parses args (args[0] is the program name), runs
+// the command and returns the exit code (0 ok, 1 failure or diff, 2 usage).
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(ctx, args, stdin, stdout, stderr, nil)
+}
+
+// run lets tests substitute the environment.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	reg, err := generated.Registry()
+	if err != nil {
+		// The generated package is broken; authoring commands still work.
+		reg, _ = runtime.NewRegistry()
+		_, _ = io.WriteString(stderr, "macrokit: compiled macros unavailable: "+err.Error()+"\n")
+	}
+	cfg := &app.Config{
+		Name:        "macrokit",
+		Version:     Version,
+		Registry:    reg,
+		EnvDefaults: map[string]string{"DEMO_URL": "http://" + DemoAddr},
+		Getenv:      getenv,
+	}
+	demo := demoCommand()
+	demo.Subcommands = append(demo.Subcommands, demoRunCommand(cfg))
+	cmds := []*cli.Command{
+		generateCommand(),
+		checkCommand(),
+		lintCommand(),
+		schemaCommand(),
+		app.ListCommand(cfg),
+		app.RunCommand(cfg),
+		demo,
+		app.VersionCommand(cfg),
+	}
+	return app.Run(ctx, cfg, cmds, args, stdin, stdout, stderr)
+}
+
+func demoCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "demo",
+		Usage: "the embedded demo back-office site",
+		Subcommands: []*cli.Command{{
+			Name:  "serve",
+			Usage: "serve the demo site (customers, orders, settings, login; ?inject=slow|flaky|fakeSuccess|error500)",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "addr", Value: DemoAddr, Usage: "listen address"},
+				&cli.BoolFlag{Name: "require-login", Usage: "require signing in (admin / demo-password) before the other pages"},
+				&cli.StringFlag{Name: "inject", Usage: "fault modes for every request: slow, flaky, fakeSuccess, error500 (comma-separated)"},
+			},
+			Action: func(c *cli.Context) error {
+				site := demosite.New(demosite.Options{RequireLogin: c.Bool("require-login"), Inject: c.String("inject")})
+				logf := func(format string, args ...any) {
+					_, _ = io.WriteString(c.App.ErrWriter, sprintf(format, args...)+"\n")
+				}
+				if err := demosite.ListenAndServe(c.Context, c.String("addr"), site, logf); err != nil {
+					return app.Failf("demo serve: %v", err)
+				}
+				return nil
+			},
+		}},
+	}
+}
