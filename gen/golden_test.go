@@ -15,13 +15,17 @@ import (
 	"github.com/macrokit/macrokit-go/spec"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/golden/*/want and want.err from the current output")
+var update = flag.Bool("update", false, "rewrite golden/*/want and want.err from the current output")
 
-// goldenDir holds the golden cases. It is under testdata so that the
-// expected Go files are not packages of the module (./... skips testdata).
-const goldenDir = "testdata/golden"
+// goldenDir holds the golden cases, at the top of the repository. Go
+// files there carry a .golden suffix so they are not packages of the
+// module; readDir and the -update writer add and strip it.
+const goldenDir = "../golden"
 
-// goldenCase is one folder of testdata/golden/: macros.d/ holds the specs; want/
+// goldenExt is the suffix of Go files inside golden/.
+const goldenExt = ".golden"
+
+// goldenCase is one folder of golden/: macros.d/ holds the specs; want/
 // the generated files of a valid set, want.err the diagnostics of an
 // invalid one (paths relative to the case folder).
 type goldenCase struct {
@@ -85,7 +89,7 @@ func generateCase(t testing.TB, dir string) (map[string][]byte, string) {
 	return files, ""
 }
 
-// TestGolden runs every case of testdata/golden/: valid cases must generate exactly
+// TestGolden runs every case of golden/: valid cases must generate exactly
 // want/*.go (and compile and vet, unless -short), invalid ones must report
 // exactly want.err. Run `go test ./gen -run TestGolden -update` to rewrite.
 func TestGolden(t *testing.T) {
@@ -107,7 +111,7 @@ func TestGolden(t *testing.T) {
 					return
 				}
 				for name, data := range files {
-					writeFile(t, filepath.Join(wantDir, name), data)
+					writeFile(t, filepath.Join(wantDir, name+goldenExt), data)
 				}
 				valid[c.name] = files
 				return
@@ -225,7 +229,7 @@ func readDir(t testing.TB, dir string) map[string][]byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[e.Name()] = data
+		out[strings.TrimSuffix(e.Name(), goldenExt)] = data
 	}
 	return out
 }
