@@ -507,7 +507,6 @@ func TestSnapshot2000(t *testing.T) {
 	t.Logf("snapshot of %d elements: in-page %v, whole call %v", len(s.Elements), s.ScanDuration, s.Duration)
 }
 
-
 // BenchmarkSnapshot2000 times Page.Snapshot on 2,000 interactive elements
 // (about 8,000 elements in all). Besides ns/op (the whole call: evaluation,
 // CDP transfer, JSON decoding) it reports scan-ms, the in-page wall time of
