@@ -187,3 +187,19 @@ func TestRunAgainstDemoSite(t *testing.T) {
 		})
 	}
 }
+
+// TestSchemaFileUpToDate: macros.d/*.yaml point editors at
+// docs/macrokit.schema.json; it must be what `macrokit schema` prints.
+func TestSchemaFileUpToDate(t *testing.T) {
+	code, stdout, _ := runCLI(t, nil, "schema")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	want, err := os.ReadFile("../../docs/macrokit.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout != string(want) {
+		t.Fatal("docs/macrokit.schema.json is stale: run `go run ./cmd/macrokit schema > docs/macrokit.schema.json`")
+	}
+}
