@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
+
+	"github.com/macrokit/macrokit-go/internal/jsonpath"
 )
 
 // JSONPath is a parsed JSON path of the subset macro specs use (see
@@ -26,46 +27,13 @@ type pathSeg struct {
 
 // ParseJSONPath parses a path like "$.items[0].name" or "$.warnings[*].message".
 func ParseJSONPath(s string) (*JSONPath, error) {
-	p := &JSONPath{raw: s}
-	if !strings.HasPrefix(s, "$") {
-		return nil, fmt.Errorf("JSON path %q must start with $", s)
+	segs, err := jsonpath.Parse(s)
+	if err != nil {
+		return nil, err
 	}
-	i := 1
-	for i < len(s) {
-		switch s[i] {
-		case '.':
-			j := i + 1
-			for j < len(s) && s[j] != '.' && s[j] != '[' {
-				j++
-			}
-			key := s[i+1 : j]
-			if key == "" || key == "*" {
-				return nil, fmt.Errorf("JSON path %q: bad key at offset %d", s, i)
-			}
-			p.segs = append(p.segs, pathSeg{key: key})
-			i = j
-		case '[':
-			j := strings.IndexByte(s[i:], ']')
-			if j < 0 {
-				return nil, fmt.Errorf("JSON path %q: unclosed '['", s)
-			}
-			inner := s[i+1 : i+j]
-			switch {
-			case inner == "*":
-				p.segs = append(p.segs, pathSeg{wildcard: true})
-			case len(inner) >= 2 && (inner[0] == '\'' || inner[0] == '"') && inner[len(inner)-1] == inner[0]:
-				p.segs = append(p.segs, pathSeg{key: inner[1 : len(inner)-1]})
-			default:
-				n, err := strconv.Atoi(inner)
-				if err != nil {
-					return nil, fmt.Errorf("JSON path %q: [%s] must be an index, [*] or a quoted key", s, inner)
-				}
-				p.segs = append(p.segs, pathSeg{index: n, isIndex: true})
-			}
-			i += j + 1
-		default:
-			return nil, fmt.Errorf("JSON path %q: unexpected %q at offset %d", s, s[i], i)
-		}
+	p := &JSONPath{raw: s, segs: make([]pathSeg, len(segs))}
+	for i, sg := range segs {
+		p.segs[i] = pathSeg{key: sg.Key, index: sg.Index, isIndex: sg.IsIndex, wildcard: sg.Wildcard}
 	}
 	return p, nil
 }

@@ -86,11 +86,11 @@ func TestJSONPathErrors(t *testing.T) {
 		{"$.items[*].name", `$.items[1] has no key "name"`},
 		{"$.items[0][\"a b\"]", `$.items[0] has no key "a b"`},
 		{"id", `must start with $`},
-		{"$.", `bad key`},
+		{"$.", `empty key`},
 		{"$.items[", `unclosed '['`},
 		{"$.items[x]", `must be an index`},
 		{"$x", `unexpected 'x'`},
-		{"$.*", `bad key`},
+		{"$.*", `use [*]`},
 	}
 	for _, c := range cases {
 		_, err := EvalJSONPath(doc, c.path)

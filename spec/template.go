@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/macrokit/macrokit-go/internal/jsonpath"
 )
 
 // Template is a string that may hold {{ references }}. Templates are parsed
@@ -228,51 +230,16 @@ func parseRef(expr string) (*Ref, string) {
 	return r, ""
 }
 
-// parseJSONPath parses "$", "$.a.b", "$.items[0].id", "$['a b']", "$.items[*].id".
+// parseJSONPath parses "$", "$.a.b", "$.items[0].id", "$['a b']", "$.items[*].id"
+// with the same parser the runtime evaluates paths with.
 func parseJSONPath(s string) (*JSONPath, string) {
-	p := &JSONPath{Raw: s}
-	if !strings.HasPrefix(s, "$") {
-		return nil, fmt.Sprintf("JSON path %q must start with $ (e.g. $.id or $.items[0].name)", s)
+	segs, err := jsonpath.Parse(s)
+	if err != nil {
+		return nil, err.Error()
 	}
-	i := 1
-	for i < len(s) {
-		switch s[i] {
-		case '.':
-			j := i + 1
-			for j < len(s) && s[j] != '.' && s[j] != '[' {
-				j++
-			}
-			key := s[i+1 : j]
-			if key == "" {
-				return nil, fmt.Sprintf("JSON path %q: empty key after '.' at offset %d", s, i)
-			}
-			if key == "*" {
-				return nil, fmt.Sprintf("JSON path %q: use [*] for every element of a list", s)
-			}
-			p.Segments = append(p.Segments, PathSegment{Key: key})
-			i = j
-		case '[':
-			j := strings.IndexByte(s[i:], ']')
-			if j < 0 {
-				return nil, fmt.Sprintf("JSON path %q: unclosed '['", s)
-			}
-			inner := s[i+1 : i+j]
-			switch {
-			case inner == "*":
-				p.Segments = append(p.Segments, PathSegment{Wildcard: true})
-			case len(inner) >= 2 && (inner[0] == '\'' || inner[0] == '"') && inner[len(inner)-1] == inner[0]:
-				p.Segments = append(p.Segments, PathSegment{Key: inner[1 : len(inner)-1]})
-			default:
-				n, err := strconv.Atoi(inner)
-				if err != nil {
-					return nil, fmt.Sprintf("JSON path %q: [%s] must be an index like [0] or [-1], [*], or a quoted key like [\"a b\"]", s, inner)
-				}
-				p.Segments = append(p.Segments, PathSegment{Index: n, IsIndex: true})
-			}
-			i += j + 1
-		default:
-			return nil, fmt.Sprintf("JSON path %q: unexpected %q at offset %d (expected . or [)", s, s[i], i)
-		}
+	p := &JSONPath{Raw: s}
+	for _, sg := range segs {
+		p.Segments = append(p.Segments, PathSegment{Key: sg.Key, Index: sg.Index, IsIndex: sg.IsIndex, Wildcard: sg.Wildcard})
 	}
 	return p, ""
 }
