@@ -44,6 +44,17 @@ type healer struct {
 func (h *healer) attempt(ctx context.Context, res *StepResult, base *Baseline) error {
 	p, step := h.p, h.step
 	var el *Element
+	// The reaction mark is read while grounding runs: two round trips to
+	// the renderer in flight at once instead of one after the other.
+	type markRes struct {
+		r   reaction
+		err error
+	}
+	markc := make(chan markRes, 1)
+	go func() {
+		r, err := p.reactionMark(ctx)
+		markc <- markRes{r, err}
+	}()
 	if needsElement(step) {
 		var err error
 		if h.refind && h.el != nil {
@@ -52,6 +63,7 @@ func (h *healer) attempt(ctx context.Context, res *StepResult, base *Baseline) e
 			el, err = p.Resolve(ctx, *step.Target)
 		}
 		if err != nil {
+			<-markc
 			return err
 		}
 		h.el, h.refind = el, false
@@ -61,7 +73,7 @@ func (h *healer) attempt(ctx context.Context, res *StepResult, base *Baseline) e
 			"frame": el.Frame, "confidence": el.Confidence}})
 	}
 	mark := p.RequestMark()
-	before, _ := p.reactionMark(ctx)
+	before := (<-markc).r
 	act, err := p.perform(ctx, step, el, h.channel)
 	if act != nil {
 		h.lastAct = act

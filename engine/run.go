@@ -167,7 +167,6 @@ func (p *Page) do(ctx context.Context, index int, step Step) (*StepResult, error
 	if step.Sensitive {
 		p.AddSecret(step.Value)
 	}
-	res.URLBefore, _ = p.URL(ctx)
 	p.emit(Event{Kind: EvStepStarted, Step: index, Action: step.Action, Data: stepData(step)})
 
 	retry := step.Retry
@@ -182,6 +181,7 @@ func (p *Page) do(ctx context.Context, index int, step Step) (*StepResult, error
 	if err != nil {
 		return finish(err)
 	}
+	res.URLBefore = base.URL
 	h := healer{p: p, step: step, index: index, channel: ChannelAuto}
 	strategy := "initial"
 	var lastErr error
