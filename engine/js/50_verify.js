@@ -434,7 +434,7 @@
       need(c, c.pattern, 'a pattern');
       const re = regex(c.pattern);
       const u = location.href;
-      const exp = 'url matches /' + c.pattern + '/';
+      const exp = 'url matches ' + JSON.stringify(c.pattern);
       const ev = { url: u, before: base && base.url };
       return re.test(u) ? pass(exp, u, ev) : fail(exp, u, ev);
     },
@@ -442,7 +442,7 @@
       need(c, c.pattern, 'a pattern');
       const re = regex(c.pattern);
       const t = document.title;
-      const exp = 'title matches /' + c.pattern + '/';
+      const exp = 'title matches ' + JSON.stringify(c.pattern);
       const ev = { title: t, before: base && base.title };
       return re.test(t) ? pass(exp, t, ev) : fail(exp, t, ev);
     },
