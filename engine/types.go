@@ -192,6 +192,7 @@ type Error struct {
 	Err        error         `json:"-"`
 }
 
+// Error renders the code, the target, the message and up to five candidates.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(string(e.Code))
@@ -221,6 +222,7 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the underlying cause (a CDP or context error), if any.
 func (e *Error) Unwrap() error { return e.Err }
 
 // IsCode reports whether err is an engine *Error with the given code.

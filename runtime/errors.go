@@ -40,6 +40,7 @@ type CallError struct {
 	Err  error       `json:"-"`
 }
 
+// Error renders "code: message" followed by each argument error.
 func (e *CallError) Error() string {
 	msg := string(e.Code) + ": " + e.Message
 	for _, a := range e.Args {
@@ -52,6 +53,7 @@ func (e *CallError) Error() string {
 	return msg
 }
 
+// Unwrap returns the underlying cause, if any.
 func (e *CallError) Unwrap() error { return e.Err }
 
 // AsCallError returns err as a *CallError, wrapping unknown errors as

@@ -129,7 +129,8 @@ func run() int {
 	if *serve != "" {
 		fmt.Fprintf(os.Stderr, "serving bench pages on http://%s/\n", *serve)
 		if err := serveForever(*serve); err != nil {
-			fatal(err)
+			logf("%v", err)
+			return 1
 		}
 		return 0
 	}
@@ -138,7 +139,8 @@ func run() int {
 		for _, k := range strings.Split(*only, ",") {
 			i := slices.IndexFunc(scenarios, func(s scenario) bool { return s.Key == strings.TrimSpace(k) })
 			if i < 0 {
-				fatal(fmt.Errorf("-only: unknown scenario %q", k))
+				logf("-only: unknown scenario %q", k)
+				return 2
 			}
 			keep = append(keep, scenarios[i])
 		}
@@ -146,7 +148,8 @@ func run() int {
 	}
 	root, err := moduleRoot()
 	if err != nil {
-		fatal(err)
+		logf("%v", err)
+		return 1
 	}
 	srv := server.New()
 	defer srv.Close()
@@ -173,7 +176,8 @@ func run() int {
 	if !*skipOurs {
 		tmp, err := os.MkdirTemp("", "macrokit-bench-")
 		if err != nil {
-			fatal(err)
+			logf("%v", err)
+			return 1
 		}
 		defer os.RemoveAll(tmp)
 		testBin = filepath.Join(tmp, "engine.test")
@@ -607,7 +611,3 @@ func ptr[T any](v T) *T { return &v }
 
 func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "compare: "+format+"\n", args...) }
 
-func fatal(err error) {
-	logf("%v", err)
-	os.Exit(1)
-}
