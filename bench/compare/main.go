@@ -610,4 +610,3 @@ func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 func ptr[T any](v T) *T { return &v }
 
 func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "compare: "+format+"\n", args...) }
-
