@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -145,6 +146,7 @@ type Actionability struct {
 	Target *Candidate `json:"target,omitempty"`
 
 	viaRef int
+	guard  int // the click guard installed with the report (0: none)
 }
 
 // ActResult is the evidence of one executed action.
@@ -240,7 +242,7 @@ func (p *Page) Click(ctx context.Context, el *Element, opt ActOptions) (*ActResu
 	defer w.stop()
 	err := a.clickRef(ctx, el.Ref, opt.Channel, false)
 	if err == nil {
-		err = w.settle(ctx, a.res, true, opt.NoWaitAfter)
+		err = w.settle(ctx, a.res, !a.settled, opt.NoWaitAfter)
 	}
 	return a.end(err)
 }
@@ -621,6 +623,7 @@ func (p *Page) Scroll(ctx context.Context, el *Element, deltaY float64, opt ActO
 			at = Point{X: vp.W / 2, Y: vp.H / 2}
 		}
 		a.res.Point = &at
+		p.setPointer(nil) // a wheel event at a point may move the pointer there
 		if err := (proto.InputDispatchMouseEvent{Type: proto.InputDispatchMouseEventTypeMouseWheel, X: at.X, Y: at.Y, DeltaY: deltaY}).Call(p.rod.Context(ctx)); err != nil {
 			return a.end(cdpErr(ctx, "mouse wheel", err))
 		}
@@ -668,6 +671,9 @@ type actor struct {
 	el     *Element
 	res    *ActResult
 	start  time.Time
+	// settled is set when the click's guard round trip also gave the page
+	// its settle turn.
+	settled bool
 }
 
 func (p *Page) begin(ctx context.Context, action Action, el *Element, opt ActOptions) *actor {
@@ -751,6 +757,7 @@ type actReq struct {
 	editable bool // fill: an editable text control
 	label    bool // a hidden native checkbox/radio may act through its label
 	noStable bool
+	guard    bool          // install the click guard when actionable (saves a round trip)
 	wait     time.Duration // 0: ActOptions.Wait; <0: no wait
 }
 
@@ -789,6 +796,7 @@ func (p *Page) actionable(ctx context.Context, ref int, req actReq, opt ActOptio
 		"stable":   req.pointer && !req.noStable,
 		"label":    req.label,
 		"wait":     waitMs(ctx, wait),
+		"guard":    req.guard,
 	}
 	if opt.Force {
 		jsOpt = map[string]any{"visible": false, "enabled": false, "editable": false, "pointer": false, "stable": false, "label": req.label, "wait": 0}
@@ -811,6 +819,7 @@ func (p *Page) actionable(ctx context.Context, ref int, req actReq, opt ActOptio
 		Via             *Candidate `json:"via"`
 		Target          *Candidate `json:"target"`
 		ViaRef          int        `json:"viaRef"`
+		Guard           int        `json:"guard"`
 	}
 	if err := p.call(ctx, &rep, "actionable", ref, jsOpt); err != nil {
 		return nil, err
@@ -818,7 +827,7 @@ func (p *Page) actionable(ctx context.Context, ref int, req actReq, opt ActOptio
 	out := Actionability{OK: rep.OK, Code: Code(rep.Code), Reason: rep.Reason, Attached: rep.Attached, Visible: rep.Visible,
 		Stable: rep.Stable, Enabled: rep.Enabled, Editable: rep.Editable, InViewport: rep.InViewport,
 		ReceivesPointer: rep.ReceivesPointer, Scrolled: rep.Scrolled, Box: rep.Box, Point: rep.Point, Hit: rep.Hit,
-		Via: rep.Via, Target: rep.Target, viaRef: rep.ViaRef}
+		Via: rep.Via, Target: rep.Target, viaRef: rep.ViaRef, guard: rep.Guard}
 	if out.OK {
 		return &out, nil
 	}
@@ -876,7 +885,7 @@ func (a *actor) clickRef(ctx context.Context, ref int, ch Channel, label bool) e
 	}
 	deadline := time.Now().Add(wait)
 	for {
-		req := actReq{pointer: true, label: label, wait: time.Until(deadline)}
+		req := actReq{pointer: true, label: label, guard: !a.opt.Force, wait: time.Until(deadline)}
 		if ch == ChannelDOM {
 			// DOM events reach the element whatever covers it: only
 			// visibility and enablement matter (the way past a transparent
@@ -917,13 +926,11 @@ func (a *actor) clickRef(ctx context.Context, ref int, ch Channel, label bool) e
 			}
 		}
 		a.res.Point = pt
-		var guard int
-		if !a.opt.Force {
-			if err := a.p.call(ctx, &guard, "actGuard", target); err != nil {
-				return err
-			}
-		}
+		guard := rep.guard
 		if err := a.p.mouseClick(ctx, *pt); err != nil {
+			if guard != 0 {
+				_ = a.p.call(context.WithoutCancel(ctx), nil, "actGuardDone", guard)
+			}
 			return err
 		}
 		if guard == 0 {
@@ -935,9 +942,12 @@ func (a *actor) clickRef(ctx context.Context, ref int, ch Channel, label bool) e
 			Blocked bool       `json:"blocked"`
 			Hit     *Candidate `json:"hit"`
 		}
-		// An error means the document went away: the click landed and
+		// The settle turn and the guard's verdict come back together. An
+		// error means the document went away: the click landed and
 		// navigated.
-		if err := a.p.call(ctx, &g, "actGuardDone", guard); err != nil || !g.Blocked {
+		err = a.p.call(ctx, &g, "actGuardSettle", guard)
+		a.settled = err == nil
+		if err != nil || !g.Blocked {
 			if err == nil && !g.Seen {
 				a.res.note("the click events were not seen in the element's document")
 			}
@@ -959,23 +969,49 @@ func (a *actor) clickRef(ctx context.Context, ref int, ch Channel, label bool) e
 
 func (p *Page) mouseMove(ctx context.Context, pt Point) error {
 	err := proto.InputDispatchMouseEvent{Type: proto.InputDispatchMouseEventTypeMouseMoved, X: pt.X, Y: pt.Y}.Call(p.rod.Context(ctx))
+	if err != nil {
+		p.setPointer(nil)
+	} else {
+		p.setPointer(&pt)
+	}
 	return cdpErr(ctx, "mouse move", err)
 }
 
-// mouseClick sends a trusted left click (move, press, release) at pt.
+// mouseClick sends a trusted left click (move, press, release) at pt. The
+// move is skipped when the pointer already rests there, as a person
+// clicking twice would not move: a move is frame-aligned and costs a frame.
 func (p *Page) mouseClick(ctx context.Context, pt Point) error {
 	rp := p.rod.Context(ctx)
 	one, zero := 1, 0
-	for _, ev := range []proto.InputDispatchMouseEvent{
+	evs := []proto.InputDispatchMouseEvent{
 		{Type: proto.InputDispatchMouseEventTypeMouseMoved, X: pt.X, Y: pt.Y},
 		{Type: proto.InputDispatchMouseEventTypeMousePressed, X: pt.X, Y: pt.Y, Button: proto.InputMouseButtonLeft, Buttons: &one, ClickCount: 1},
 		{Type: proto.InputDispatchMouseEventTypeMouseReleased, X: pt.X, Y: pt.Y, Button: proto.InputMouseButtonLeft, Buttons: &zero, ClickCount: 1},
-	} {
+	}
+	if p.pointerAt(pt) {
+		evs = evs[1:]
+	}
+	for _, ev := range evs {
 		if err := ev.Call(rp); err != nil {
+			p.setPointer(nil)
 			return cdpErr(ctx, "mouse "+string(ev.Type), err)
 		}
 	}
+	p.setPointer(&pt)
 	return nil
+}
+
+// pointerAt reports whether the last trusted pointer input went to pt.
+func (p *Page) pointerAt(pt Point) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.pointer != nil && math.Abs(p.pointer.X-pt.X) < 0.5 && math.Abs(p.pointer.Y-pt.Y) < 0.5
+}
+
+func (p *Page) setPointer(pt *Point) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pointer = pt
 }
 
 // readValue reads the field's value, waiting up to actVerifyWait for it to

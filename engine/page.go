@@ -84,6 +84,7 @@ type Page struct {
 	secrets  []string
 	changed  chan struct{} // closed and replaced whenever network state changes
 	tracer   Tracer        // overrides the browser's tracer when set
+	pointer  *Point        // where the last trusted pointer input went
 	closed   bool
 }
 

@@ -208,6 +208,8 @@
     const deadline = performance.now() + (opts.wait || 0);
     for (;;) {
       const rep = await check(ref, opts);
+      // opts.guard installs the click guard in the same round trip.
+      if (rep.ok && opts.guard) rep.guard = mk.actGuard(rep.viaRef || ref);
       if (rep.ok || rep.code === 'not_found' || performance.now() >= deadline) return rep;
       await changeOrFrame(deadline);
     }
@@ -260,6 +262,9 @@
   // the input is dispatched; a form submission is queued as a task. One
   // task turn lets those start so their CDP events precede our answer.
   mk.actSettle = async () => { await nextTask(); return true; };
+
+  // mk.actGuardSettle(id) is actSettle and actGuardDone in one round trip.
+  mk.actGuardSettle = async (id) => { await nextTask(); return mk.actGuardDone(id); };
 
   // mk.actDeref returns the node for ref (for Go handles), or null.
   mk.actDeref = (ref) => mk.deref(ref);
