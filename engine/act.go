@@ -146,7 +146,8 @@ type Actionability struct {
 	Target *Candidate `json:"target,omitempty"`
 
 	viaRef int
-	guard  int // the click guard installed with the report (0: none)
+	guard  int             // the click guard installed with the report (0: none)
+	prep   json.RawMessage // the fill preparation run with the report, if asked
 }
 
 // ActResult is the evidence of one executed action.
@@ -302,7 +303,8 @@ func (p *Page) Fill(ctx context.Context, el *Element, value string, opt ActOptio
 	}
 	w := a.watch(ctx)
 	defer w.stop()
-	if _, err := a.ready(ctx, el.Ref, actReq{editable: true}); err != nil {
+	rep, err := a.ready(ctx, el.Ref, actReq{editable: true, fillPrep: true})
+	if err != nil {
 		return a.end(err)
 	}
 	var prep struct {
@@ -313,7 +315,11 @@ func (p *Page) Fill(ctx context.Context, el *Element, value string, opt ActOptio
 		DOMOnly bool   `json:"domOnly"`
 		Focused bool   `json:"focused"`
 	}
-	if err := p.call(ctx, &prep, "actFillPrep", el.Ref); err != nil {
+	if len(rep.prep) > 0 && string(rep.prep) != "null" {
+		if err := json.Unmarshal(rep.prep, &prep); err != nil {
+			return a.end(&Error{Code: CodeBrowser, Msg: "decode fill preparation", Err: err})
+		}
+	} else if err := p.call(ctx, &prep, "actFillPrep", el.Ref); err != nil {
 		return a.end(err)
 	}
 	if !prep.OK {
@@ -758,6 +764,7 @@ type actReq struct {
 	label    bool // a hidden native checkbox/radio may act through its label
 	noStable bool
 	guard    bool          // install the click guard when actionable (saves a round trip)
+	fillPrep bool          // run actFillPrep when actionable (saves a round trip)
 	wait     time.Duration // 0: ActOptions.Wait; <0: no wait
 }
 
@@ -797,29 +804,31 @@ func (p *Page) actionable(ctx context.Context, ref int, req actReq, opt ActOptio
 		"label":    req.label,
 		"wait":     waitMs(ctx, wait),
 		"guard":    req.guard,
+		"fillPrep": req.fillPrep,
 	}
 	if opt.Force {
 		jsOpt = map[string]any{"visible": false, "enabled": false, "editable": false, "pointer": false, "stable": false, "label": req.label, "wait": 0}
 	}
 	var rep struct {
-		OK              bool       `json:"ok"`
-		Code            string     `json:"code"`
-		Reason          string     `json:"reason"`
-		Attached        bool       `json:"attached"`
-		Visible         bool       `json:"visible"`
-		Stable          bool       `json:"stable"`
-		Enabled         bool       `json:"enabled"`
-		Editable        bool       `json:"editable"`
-		InViewport      bool       `json:"inViewport"`
-		ReceivesPointer bool       `json:"receivesPointer"`
-		Scrolled        bool       `json:"scrolled"`
-		Box             *Box       `json:"box"`
-		Point           *Point     `json:"point"`
-		Hit             *Candidate `json:"hit"`
-		Via             *Candidate `json:"via"`
-		Target          *Candidate `json:"target"`
-		ViaRef          int        `json:"viaRef"`
-		Guard           int        `json:"guard"`
+		OK              bool            `json:"ok"`
+		Code            string          `json:"code"`
+		Reason          string          `json:"reason"`
+		Attached        bool            `json:"attached"`
+		Visible         bool            `json:"visible"`
+		Stable          bool            `json:"stable"`
+		Enabled         bool            `json:"enabled"`
+		Editable        bool            `json:"editable"`
+		InViewport      bool            `json:"inViewport"`
+		ReceivesPointer bool            `json:"receivesPointer"`
+		Scrolled        bool            `json:"scrolled"`
+		Box             *Box            `json:"box"`
+		Point           *Point          `json:"point"`
+		Hit             *Candidate      `json:"hit"`
+		Via             *Candidate      `json:"via"`
+		Target          *Candidate      `json:"target"`
+		ViaRef          int             `json:"viaRef"`
+		Guard           int             `json:"guard"`
+		Prep            json.RawMessage `json:"prep"`
 	}
 	if err := p.call(ctx, &rep, "actionable", ref, jsOpt); err != nil {
 		return nil, err
@@ -827,7 +836,7 @@ func (p *Page) actionable(ctx context.Context, ref int, req actReq, opt ActOptio
 	out := Actionability{OK: rep.OK, Code: Code(rep.Code), Reason: rep.Reason, Attached: rep.Attached, Visible: rep.Visible,
 		Stable: rep.Stable, Enabled: rep.Enabled, Editable: rep.Editable, InViewport: rep.InViewport,
 		ReceivesPointer: rep.ReceivesPointer, Scrolled: rep.Scrolled, Box: rep.Box, Point: rep.Point, Hit: rep.Hit,
-		Via: rep.Via, Target: rep.Target, viaRef: rep.ViaRef, guard: rep.Guard}
+		Via: rep.Via, Target: rep.Target, viaRef: rep.ViaRef, guard: rep.Guard, prep: rep.Prep}
 	if out.OK {
 		return &out, nil
 	}

@@ -210,6 +210,8 @@
       const rep = await check(ref, opts);
       // opts.guard installs the click guard in the same round trip.
       if (rep.ok && opts.guard) rep.guard = mk.actGuard(rep.viaRef || ref);
+      // opts.fillPrep runs the fill preparation in the same round trip.
+      if (rep.ok && opts.fillPrep) rep.prep = mk.actFillPrep(ref);
       if (rep.ok || rep.code === 'not_found' || performance.now() >= deadline) return rep;
       await changeOrFrame(deadline);
     }
