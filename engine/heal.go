@@ -39,9 +39,27 @@ type healer struct {
 	// step better than a later grounding error does.
 	checkErr *Error
 	lastAct  *ActResult
+
+	res      *StepResult
+	baseC    <-chan baseResult // the baseline being captured
+	base     *Baseline
+	baseErr  error
+	baseDone bool
 }
 
-func (h *healer) attempt(ctx context.Context, res *StepResult, base *Baseline) error {
+// baseline returns the step's baseline, waiting for its capture once.
+func (h *healer) baseline() (*Baseline, error) {
+	if !h.baseDone {
+		r := <-h.baseC
+		h.base, h.baseErr, h.baseDone = r.b, r.err, true
+		if r.b != nil {
+			h.res.URLBefore = r.b.URL
+		}
+	}
+	return h.base, h.baseErr
+}
+
+func (h *healer) attempt(ctx context.Context, res *StepResult) error {
 	p, step := h.p, h.step
 	var el *Element
 	// The reaction mark is read while grounding runs: two round trips to
@@ -72,8 +90,12 @@ func (h *healer) attempt(ctx context.Context, res *StepResult, base *Baseline) e
 			"target": step.Target.String(), "role": el.Role, "name": el.Name, "selector": el.Selector,
 			"frame": el.Frame, "confidence": el.Confidence}})
 	}
-	mark := p.RequestMark()
 	before := (<-markc).r
+	base, err := h.baseline()
+	if err != nil {
+		return err
+	}
+	mark := p.RequestMark()
 	act, err := p.perform(ctx, step, el, h.channel)
 	if act != nil {
 		h.lastAct = act

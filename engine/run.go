@@ -177,12 +177,14 @@ func (p *Page) do(ctx context.Context, index int, step Step) (*StepResult, error
 		retry = 0
 	}
 
-	base, err := p.Baseline(ctx, step.Expect)
-	if err != nil {
-		return finish(err)
-	}
-	res.URLBefore = base.URL
-	h := healer{p: p, step: step, index: index, channel: ChannelAuto}
+	// The baseline is read while the first attempt grounds its target; the
+	// attempt waits for it before acting.
+	baseC := make(chan baseResult, 1)
+	go func() {
+		b, err := p.Baseline(ctx, step.Expect)
+		baseC <- baseResult{b, err}
+	}()
+	h := healer{p: p, step: step, index: index, channel: ChannelAuto, baseC: baseC, res: res}
 	strategy := "initial"
 	var lastErr error
 	for n := 0; n <= retry; n++ {
@@ -195,7 +197,7 @@ func (p *Page) do(ctx context.Context, index int, step Step) (*StepResult, error
 			p.emit(Event{Kind: EvHealing, Step: index, Action: step.Action, Data: map[string]any{"strategy": strategy, "after": errString(lastErr)}})
 			// Idempotency guard: if the previous attempt had its effect after
 			// all, do not act again.
-			if h.acted && len(step.Expect) > 0 {
+			if base, berr := h.baseline(); berr == nil && h.acted && len(step.Expect) > 0 {
 				checks := p.Verify(ctx, shortChecks(step.Expect), base)
 				if AllPassed(checks) {
 					res.Checks = checks
@@ -214,7 +216,7 @@ func (p *Page) do(ctx context.Context, index int, step Step) (*StepResult, error
 				break
 			}
 		}
-		err := h.attempt(ctx, res, base)
+		err := h.attempt(ctx, res)
 		att.Duration = time.Since(aStart)
 		att.Channel = h.channel
 		if err == nil {
@@ -335,3 +337,8 @@ func validateStep(s Step) error {
 }
 
 func asError(err error, target **Error) bool { return errors.As(err, target) }
+
+type baseResult struct {
+	b   *Baseline
+	err error
+}
