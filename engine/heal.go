@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -114,7 +115,11 @@ func (h *healer) attempt(ctx context.Context, res *StepResult) error {
 	}
 	h.acted = true
 	implicit := implicitChecks(step, act)
-	checks := append(implicit, p.Verify(ctx, step.Expect, base)...)
+	expect, covered := coveredByAction(step, implicit)
+	checks := append(implicit, covered...)
+	if len(expect) > 0 {
+		checks = append(checks, p.Verify(ctx, expect, base)...)
+	}
 	res.Checks = checks
 	p.emitChecks(h.index, step.Action, checks)
 	if AllPassed(checks) {
@@ -389,4 +394,25 @@ func (h *healer) occluder(last error) *Candidate {
 		return &ee.Candidates[0]
 	}
 	return nil
+}
+
+// coveredByAction splits off the post-conditions a fill already proved by
+// reading the live field back: a value_equals on the very element it wrote,
+// with the value it wrote. Those pass with the fill's read-back as evidence
+// instead of a second read; the rest is returned for Verify.
+func coveredByAction(step Step, implicit []CheckResult) (rest []Condition, covered []CheckResult) {
+	if step.Action != ActFill || step.Target == nil || len(implicit) != 1 ||
+		implicit[0].Status != Passed || implicit[0].Kind != CondValueEquals {
+		return step.Expect, nil
+	}
+	for _, c := range step.Expect {
+		if c.Kind == CondValueEquals && c.Target != nil && reflect.DeepEqual(*c.Target, *step.Target) && c.Value == step.Value {
+			cr := implicit[0]
+			cr.Evidence = map[string]any{"read_back_by": "fill", "element": implicit[0].Evidence["element"]}
+			covered = append(covered, cr)
+			continue
+		}
+		rest = append(rest, c)
+	}
+	return rest, covered
 }

@@ -252,3 +252,34 @@ func TestRunTraceRedactsSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestDoFillCoversValueEquals: a value_equals on the filled element with the
+// filled value is proved by the fill's own read-back; another target's
+// value_equals is still verified on the page (and fails here).
+func TestDoFillCoversValueEquals(t *testing.T) {
+	t.Parallel()
+	p := newTestPage(t)
+	ctx := testCtx(t, 30*time.Second)
+	if err := p.Goto(ctx, fixtureURL("act_form.html")); err != nil {
+		t.Fatal(err)
+	}
+	name := &Target{Label: "Full name"}
+	res, err := p.Do(ctx, Step{Action: ActFill, Target: name, Value: "Ada", Expect: []Condition{
+		{Kind: CondValueEquals, Target: &Target{Label: "Full name"}, Value: "Ada"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Checks) != 2 || res.Checks[1].Evidence["read_back_by"] != "fill" || res.Checks[1].Actual != "Ada" {
+		t.Fatalf("checks %+v", res.Checks)
+	}
+	res, err = p.Do(ctx, Step{Action: ActFill, Target: name, Value: "Bob", Retry: NoRetry, Expect: []Condition{
+		{Kind: CondValueEquals, Target: &Target{Label: "Email"}, Value: "Bob", Timeout: 200 * time.Millisecond},
+	}})
+	if err == nil {
+		t.Fatalf("a value_equals on another field passed: %+v", res.Checks)
+	}
+	if c := check(t, res.Checks[1:], CondValueEquals); c.Status != Failed || c.Evidence["read_back_by"] != nil {
+		t.Errorf("the other field's check was not verified on the page: %+v", c)
+	}
+}
