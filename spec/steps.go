@@ -609,16 +609,7 @@ func (p *parser) call(m *mapping) *Call {
 			c.Macro = s
 		}
 	}
-	if an := m.get("args"); an != nil {
-		c.Args = p.value(an, m.sub("args"))
-		if c.Args.Kind != ValueMap {
-			p.errf(an, m.sub("args"), "expected a mapping of argument names to values, got %s", describe(an))
-			c.Args, c.argsBad = nil, true
-		}
-	}
-	if in := m.get("into"); in != nil {
-		c.Into, c.IntoPos = p.varName(in, m.sub("into"))
-	}
+	c.Args, c.argsBad, c.Into, c.IntoPos = p.argsInto(m)
 	return c
 }
 
@@ -630,16 +621,7 @@ func (p *parser) primitive(m *mapping) *Primitive {
 			c.Name = s
 		}
 	}
-	if an := m.get("args"); an != nil {
-		c.Args = p.value(an, m.sub("args"))
-		if c.Args.Kind != ValueMap {
-			p.errf(an, m.sub("args"), "expected a mapping of argument names to values, got %s", describe(an))
-			c.Args, c.argsBad = nil, true
-		}
-	}
-	if in := m.get("into"); in != nil {
-		c.Into, c.IntoPos = p.varName(in, m.sub("into"))
-	}
+	c.Args, c.argsBad, c.Into, c.IntoPos = p.argsInto(m)
 	return c
 }
 
@@ -701,4 +683,20 @@ func (p *parser) ifStep(m *mapping) *If {
 		f.Else = p.steps(en, m.sub("else"))
 	}
 	return f
+}
+
+// argsInto reads the `args` mapping and the `into` variable that call and
+// primitive steps share.
+func (p *parser) argsInto(m *mapping) (args *Value, bad bool, into string, intoPos Pos) {
+	if an := m.get("args"); an != nil {
+		args = p.value(an, m.sub("args"))
+		if args.Kind != ValueMap {
+			p.errf(an, m.sub("args"), "expected a mapping of argument names to values, got %s", describe(an))
+			args, bad = nil, true
+		}
+	}
+	if in := m.get("into"); in != nil {
+		into, intoPos = p.varName(in, m.sub("into"))
+	}
+	return args, bad, into, intoPos
 }
