@@ -51,6 +51,8 @@ func TestCLIUsageAndExitCodes(t *testing.T) {
 		{name: "check invalid", args: []string{"check", bad}, code: 1, stderr: "x.yaml:2:7: name:", noStdout: true},
 		{name: "check did you mean", args: []string{"check", bad}, code: 1, stderr: `did you mean "steps"`},
 		{name: "schema", args: []string{"schema"}, code: 0, stdout: `"$schema"`},
+		{name: "reference macros are lint-clean", args: []string{"lint", "../../macros.d"}, code: 0, noStdout: true},
+		{name: "lint json", args: []string{"lint", "--format", "json", "../../macros.d"}, code: 0, stdout: "[]"},
 		{name: "list", args: []string{"list"}, code: 0, stdout: "add_customer"},
 		{name: "run unknown macro", args: []string{"run", "add_custmer"}, code: 2, stderr: `did you mean "add_customer"`},
 		{name: "run no macro", args: []string{"run"}, code: 2},
