@@ -234,10 +234,8 @@ func fieldDoc(p *spec.Property, owner, nt *namedType) string {
 	}
 	if owner.params {
 		switch {
-		case p.HasDefault && owner.top:
-			parts = append(parts, "Default "+jsonText(p.Default)+" (applied by the runtime when the argument is omitted).")
 		case p.HasDefault:
-			parts = append(parts, "Schema default "+jsonText(p.Default)+" (the runtime applies top-level defaults only: when omitted, this field is the zero value).")
+			parts = append(parts, "Default "+jsonText(p.Default)+" (applied by the runtime when the argument is omitted).")
 		case p.Required:
 			parts = append(parts, "Required.")
 		default:

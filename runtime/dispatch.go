@@ -179,15 +179,16 @@ func (m *Macro) Validate(args json.RawMessage) (json.RawMessage, *CallError) {
 	if len(bytes.TrimSpace(args)) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
 		args = json.RawMessage(`{}`)
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(args, &obj); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber() // keep integers exact through the round trip
+	var obj any
+	if err := dec.Decode(&obj); err != nil {
 		return nil, &CallError{Code: CodeInvalidArguments, Message: "arguments must be a JSON object", Args: []ArgError{{Pointer: "", Message: err.Error()}}}
 	}
-	for k, v := range m.defaults {
-		if _, ok := obj[k]; !ok {
-			obj[k] = v
-		}
+	if _, ok := obj.(map[string]any); !ok {
+		return nil, &CallError{Code: CodeInvalidArguments, Message: "arguments must be a JSON object", Args: []ArgError{{Pointer: "", Message: "got " + jsonKind(obj)}}}
 	}
+	obj = applyDefaults(m.rawParams, obj)
 	full, _ := json.Marshal(obj)
 	res, err := schema.Validate(gojsonschema.NewBytesLoader(full))
 	if err != nil {
@@ -273,4 +274,20 @@ func summarize(steps []StepRecord) VerificationSummary {
 		v.Checks = checks
 	}
 	return v
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case json.Number, float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return "an object"
 }

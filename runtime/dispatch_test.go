@@ -239,3 +239,35 @@ func TestStepErrorsRedactSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateAppliesNestedDefaults: defaults of nested objects and of array
+// items are filled in, integers stay exact, and the schema's default is
+// never aliased into the arguments.
+func TestValidateAppliesNestedDefaults(t *testing.T) {
+	m := &Macro{Name: "nest", Handler: func(context.Context, *Exec, json.RawMessage) (any, error) { return nil, nil },
+		Params: json.RawMessage(`{"type":"object","properties":{
+			"opts":{"type":"object","properties":{"depth":{"type":"integer","default":2},"tags":{"type":"array","default":["a"]}}},
+			"rows":{"type":"array","items":{"type":"object","properties":{"qty":{"type":"integer","default":1}}}},
+			"big":{"type":"integer"},
+			"mode":{"type":"string","default":"fast"}}}`)}
+	if _, err := NewRegistry(m); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ in, want string }{
+		{`{}`, `{"mode":"fast"}`},
+		{`{"opts":{}}`, `{"mode":"fast","opts":{"depth":2,"tags":["a"]}}`},
+		{`{"opts":{"depth":5},"rows":[{},{"qty":3}],"big":9007199254740993}`, `{"big":9007199254740993,"mode":"fast","opts":{"depth":5,"tags":["a"]},"rows":[{"qty":1},{"qty":3}]}`},
+	}
+	for _, tc := range cases {
+		got, cerr := m.Validate(json.RawMessage(tc.in))
+		if cerr != nil {
+			t.Fatalf("%s: %v", tc.in, cerr)
+		}
+		if string(got) != tc.want {
+			t.Errorf("%s -> %s, want %s", tc.in, got, tc.want)
+		}
+	}
+	if _, cerr := m.Validate(json.RawMessage(`"x"`)); cerr == nil || cerr.Code != CodeInvalidArguments {
+		t.Errorf("a string was accepted as arguments: %v", cerr)
+	}
+}

@@ -48,10 +48,10 @@ type Macro struct {
 	Examples []Example
 	Handler  Handler
 
-	once     sync.Once
-	schema   *gojsonschema.Schema
-	defaults map[string]json.RawMessage
-	err      error
+	once      sync.Once
+	schema    *gojsonschema.Schema
+	rawParams map[string]any // the params schema, decoded, for defaults
+	err       error
 }
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
@@ -68,21 +68,12 @@ func (m *Macro) compiled() (*gojsonschema.Schema, error) {
 			m.err = fmt.Errorf("macro %s: params schema: %w", m.Name, m.err)
 			return
 		}
-		var s struct {
-			Properties map[string]struct {
-				Default json.RawMessage `json:"default"`
-			} `json:"properties"`
-		}
-		if err := json.Unmarshal(params, &s); err != nil {
+		var raw map[string]any
+		if err := json.Unmarshal(params, &raw); err != nil {
 			m.err = fmt.Errorf("macro %s: params schema: %w", m.Name, err)
 			return
 		}
-		m.defaults = map[string]json.RawMessage{}
-		for k, p := range s.Properties {
-			if len(p.Default) > 0 {
-				m.defaults[k] = p.Default
-			}
-		}
+		m.rawParams = raw
 	})
 	return m.schema, m.err
 }
@@ -163,4 +154,57 @@ func (r *Registry) Tools() []Tool {
 		out = append(out, Tool{Name: m.Name, Description: desc, InputSchema: params, OutputSchema: m.Result, Risk: m.Risk})
 	}
 	return out
+}
+
+// applyDefaults fills in the `default` of every property missing from v,
+// recursing into nested objects and the items of arrays that are present.
+// Only the plain keywords are followed (properties, items), which is what
+// spec-generated schemas use.
+func applyDefaults(schema map[string]any, v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		props, _ := schema["properties"].(map[string]any)
+		for name, ps := range props {
+			sub, _ := ps.(map[string]any)
+			if sub == nil {
+				continue
+			}
+			if cur, ok := x[name]; ok {
+				x[name] = applyDefaults(sub, cur)
+			} else if d, ok := sub["default"]; ok {
+				x[name] = cloneJSON(d)
+			}
+		}
+		return x
+	case []any:
+		items, _ := schema["items"].(map[string]any)
+		if items == nil {
+			return x
+		}
+		for i := range x {
+			x[i] = applyDefaults(items, x[i])
+		}
+		return x
+	}
+	return v
+}
+
+// cloneJSON deep-copies a decoded JSON value, so a default shared by the
+// schema is never aliased into (and mutated through) call arguments.
+func cloneJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = cloneJSON(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = cloneJSON(e)
+		}
+		return out
+	}
+	return v
 }

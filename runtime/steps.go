@@ -506,7 +506,7 @@ func PrimitiveAs[T any](ctx context.Context, x *Exec, path, name string, args an
 }
 
 // Handle adapts a generated, typed macro function to a Handler: it decodes
-// the arguments (already validated, with top-level defaults applied) into P
+// the arguments (already validated, with defaults applied at every level) into P
 // and calls h. A decoding failure is an invalid_arguments error.
 func Handle[P, R any](h func(context.Context, *Exec, P) (R, error)) Handler {
 	return func(ctx context.Context, x *Exec, args json.RawMessage) (any, error) {
