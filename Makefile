@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    ?= ./...
 BIN     ?= bin
 
-.PHONY: all build test test-short bench lint fmt demo clean
+.PHONY: all build test test-short bench lint fmt demo clean chromium
 
 all: build
 
@@ -11,8 +11,16 @@ all: build
 build:
 	$(GO) build -o $(BIN)/macrokit ./cmd/macrokit
 
+## chromium: make sure a local Chromium exists (installs Debian's package as root when missing; never downloads a browser build)
+chromium:
+	@if [ -n "$$MACROKIT_BROWSER" ] || [ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing Debian's chromium (apt-get install -y chromium)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "Chromium not found: install it (apt-get install -y chromium) or set MACROKIT_BROWSER"; exit 1; fi
+
 ## test: the full suite (needs Chromium: /usr/bin/chromium or $$MACROKIT_BROWSER)
-test: lint
+test: chromium lint
 	$(GO) test -count=1 -timeout 15m $(PKGS)
 
 ## test-short: the suite without the slower browser cases
@@ -35,7 +43,7 @@ bench:
 	$(GO) run ./bench/compare
 
 ## demo: the embedded demo site, the reference macros in headless Chromium, and a caught fake success
-demo:
+demo: chromium
 	$(GO) run ./cmd/macrokit demo run
 
 clean:
