@@ -809,34 +809,19 @@ func (p *Page) actionable(ctx context.Context, ref int, req actReq, opt ActOptio
 	if opt.Force {
 		jsOpt = map[string]any{"visible": false, "enabled": false, "editable": false, "pointer": false, "stable": false, "label": req.label, "wait": 0}
 	}
+	// The report decodes straight into Actionability; the refs that stay
+	// unexported ride beside it.
 	var rep struct {
-		OK              bool            `json:"ok"`
-		Code            string          `json:"code"`
-		Reason          string          `json:"reason"`
-		Attached        bool            `json:"attached"`
-		Visible         bool            `json:"visible"`
-		Stable          bool            `json:"stable"`
-		Enabled         bool            `json:"enabled"`
-		Editable        bool            `json:"editable"`
-		InViewport      bool            `json:"inViewport"`
-		ReceivesPointer bool            `json:"receivesPointer"`
-		Scrolled        bool            `json:"scrolled"`
-		Box             *Box            `json:"box"`
-		Point           *Point          `json:"point"`
-		Hit             *Candidate      `json:"hit"`
-		Via             *Candidate      `json:"via"`
-		Target          *Candidate      `json:"target"`
-		ViaRef          int             `json:"viaRef"`
-		Guard           int             `json:"guard"`
-		Prep            json.RawMessage `json:"prep"`
+		Actionability
+		ViaRef int             `json:"viaRef"`
+		Guard  int             `json:"guard"`
+		Prep   json.RawMessage `json:"prep"`
 	}
 	if err := p.call(ctx, &rep, "actionable", ref, jsOpt); err != nil {
 		return nil, err
 	}
-	out := Actionability{OK: rep.OK, Code: Code(rep.Code), Reason: rep.Reason, Attached: rep.Attached, Visible: rep.Visible,
-		Stable: rep.Stable, Enabled: rep.Enabled, Editable: rep.Editable, InViewport: rep.InViewport,
-		ReceivesPointer: rep.ReceivesPointer, Scrolled: rep.Scrolled, Box: rep.Box, Point: rep.Point, Hit: rep.Hit,
-		Via: rep.Via, Target: rep.Target, viaRef: rep.ViaRef, guard: rep.Guard, prep: rep.Prep}
+	out := rep.Actionability
+	out.viaRef, out.guard, out.prep = rep.ViaRef, rep.Guard, rep.Prep
 	if out.OK {
 		return &out, nil
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -419,8 +418,6 @@ func (p *Page) callObject(ctx context.Context, fn string, args ...any) (*rod.Ele
 	}
 	return el, nil
 }
-
-var errClosed = errors.New("page closed")
 
 // evalJSON evaluates a JS function expression in the main frame and decodes
 // its JSON result into out.

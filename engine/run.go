@@ -336,8 +336,6 @@ func validateStep(s Step) error {
 	return nil
 }
 
-func asError(err error, target **Error) bool { return errors.As(err, target) }
-
 type baseResult struct {
 	b   *Baseline
 	err error

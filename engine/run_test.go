@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -69,7 +70,7 @@ func TestDoFakeSuccessFails(t *testing.T) {
 		t.Errorf("text_present = %s; the toast was shown", tp.Status)
 	}
 	var ee *Error
-	if !asError(err, &ee) || len(ee.Checks) == 0 {
+	if !errors.As(err, &ee) || len(ee.Checks) == 0 {
 		t.Errorf("error carries no checks: %v", err)
 	}
 }

@@ -133,7 +133,7 @@
   //   label (a hidden native checkbox/radio may be operated through its label).
   const check = async (ref, opts) => {
     const rep = {ok: false, code: '', reason: '', attached: false, visible: false, stable: false, enabled: false,
-      editable: false, inViewport: false, receivesPointer: false, scrolled: false, box: null, point: null, hit: null, via: null, viaRef: 0};
+      editable: false, in_viewport: false, receives_pointer: false, scrolled: false, box: null, point: null, hit: null, via: null, viaRef: 0};
     let el = mk.deref(ref);
     if (!el || !el.isConnected) { rep.code = 'not_found'; rep.reason = 'element is detached from the document'; return rep; }
     rep.attached = true;
@@ -163,7 +163,7 @@
       b = boxOf(acting);
       rep.box = b;
     }
-    rep.inViewport = clickPoint(b, acting) !== null;
+    rep.in_viewport = clickPoint(b, acting) !== null;
     if (opts.stable && !animating(acting)) {
       // Nothing is animating: a box only moves by script, and the click
       // guard catches a click that lands elsewhere. No frame to wait for.
@@ -184,8 +184,8 @@
     if (!opts.pointer) { rep.ok = true; return rep; }
     const hit = mk.elementAt(pt.x, pt.y);
     rep.hit = hit ? mk.describe(hit) : null;
-    rep.receivesPointer = hitAccepts(acting, hit);
-    if (!rep.receivesPointer) {
+    rep.receives_pointer = hitAccepts(acting, hit);
+    if (!rep.receives_pointer) {
       return fail('occluded', hit ? 'element is covered by ' + describeText(hit) : 'no element at the click point');
     }
     rep.ok = true;
@@ -200,7 +200,7 @@
   // (ms), waits for it — re-checking on DOM mutations, transitions and
   // animation frames — until it holds or the wait ends. It resolves to the
   // last report: {ok, code, reason, attached, visible, stable, enabled,
-  // editable, inViewport, receivesPointer, scrolled, box, point, hit, via,
+  // editable, in_viewport, receives_pointer, scrolled, box, point, hit, via,
   // viaRef, target}. A detached element is reported at once (waiting cannot
   // re-attach the same node).
   mk.actionable = async (ref, opts) => {

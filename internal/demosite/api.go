@@ -227,19 +227,27 @@ func (s *Site) createCustomer(w http.ResponseWriter, r *http.Request) {
 
 // GET /api/customers/{id}
 func (s *Site) handleCustomer(w http.ResponseWriter, r *http.Request) {
+	s.serveByID(w, r, "customer", func(id string) (any, bool) {
+		c, ok := s.st.customerByID(id)
+		if !ok {
+			return nil, false
+		}
+		return s.customerJSONLocked(c), true
+	})
+}
+
+// serveByID answers GET .../{id} with the JSON that find returns under the
+// site lock, or a 404 naming what was missing.
+func (s *Site) serveByID(w http.ResponseWriter, r *http.Request, what string, find func(id string) (any, bool)) {
 	if !allowed(w, r, http.MethodGet) {
 		return
 	}
 	id := r.PathValue("id")
 	s.mu.Lock()
-	c, ok := s.st.customerByID(id)
-	var out customerJSON
-	if ok {
-		out = s.customerJSONLocked(c)
-	}
+	out, ok := find(id)
 	s.mu.Unlock()
 	if !ok {
-		writeError(w, http.StatusNotFound, "not_found", "No customer "+strconv.Quote(id)+".", nil)
+		writeError(w, http.StatusNotFound, "not_found", "No "+what+" "+strconv.Quote(id)+".", nil)
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -391,22 +399,13 @@ func writeCSV(w http.ResponseWriter, r *http.Request, filename string, items []o
 
 // GET /api/orders/{id}
 func (s *Site) handleOrder(w http.ResponseWriter, r *http.Request) {
-	if !allowed(w, r, http.MethodGet) {
-		return
-	}
-	id := r.PathValue("id")
-	s.mu.Lock()
-	o, ok := s.st.orderByID(id)
-	var out orderJSON
-	if ok {
-		out = s.orderJSONLocked(o)
-	}
-	s.mu.Unlock()
-	if !ok {
-		writeError(w, http.StatusNotFound, "not_found", "No order "+strconv.Quote(id)+".", nil)
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
+	s.serveByID(w, r, "order", func(id string) (any, bool) {
+		o, ok := s.st.orderByID(id)
+		if !ok {
+			return nil, false
+		}
+		return s.orderJSONLocked(o), true
+	})
 }
 
 // settingsInput is a PUT /api/settings body; absent fields keep their value.

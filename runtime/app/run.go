@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/macrokit/macrokit-go/internal/editdist"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/urfave/cli/v2"
 )
@@ -240,7 +241,7 @@ func quoteIf(s string) string {
 func suggest(name string, r *runtime.Registry) string {
 	best, bd := "", 4
 	for _, m := range r.List() {
-		if d := distance(name, m.Name); d < bd {
+		if d := editdist.Distance(name, m.Name); d < bd {
 			best, bd = m.Name, d
 		}
 	}
@@ -248,28 +249,6 @@ func suggest(name string, r *runtime.Registry) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// distance is the Levenshtein distance, for "did you mean".
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // ListCommand is `list`: the registered macros.
