@@ -106,7 +106,8 @@ func balanced(s string) (string, bool) {
 // Repair rewrites almost-JSON into JSON: single-quoted strings become
 // double-quoted, bare identifier keys are quoted, trailing commas before a
 // closing bracket are dropped, and True/False/None outside strings become
-// true/false/null. Text that is already JSON comes back unchanged.
+// true/false/null, and bare <nil> or <placeholder> values become null.
+// Text that is already JSON comes back unchanged.
 func Repair(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 16)
@@ -145,6 +146,11 @@ func Repair(s string) string {
 			}
 			write(s[i:j])
 			i = j - 1
+		case c == '<' && placeholderEnd(s, i) > 0:
+			// Go's <nil> (Ollama's templates print it) or a template
+			// placeholder like <run_id>: a value the model did not know.
+			write("null")
+			i = placeholderEnd(s, i) - 1
 		case isIdentStart(c):
 			j := i
 			for j < n && isIdent(s[j]) {
@@ -176,6 +182,19 @@ func Repair(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// placeholderEnd returns the index just past a bare <word> placeholder that
+// starts at s[i], or 0 when there is none.
+func placeholderEnd(s string, i int) int {
+	j := i + 1
+	for j < len(s) && j-i <= 40 && (isIdent(s[j]) || s[j] == ' ') {
+		j++
+	}
+	if j < len(s) && s[j] == '>' && j > i+1 {
+		return j + 1
+	}
+	return 0
 }
 
 // skipString returns the index just past the string that starts at s[i]

@@ -20,6 +20,7 @@ func TestExtractObject(t *testing.T) {
 		{"unquoted keys", `{tool_calls: [{name: "list_orders", arguments: {status: "pending"}}]}`, `{"tool_calls":[{"arguments":{"status":"pending"},"name":"list_orders"}]}`},
 		{"python literals", `{"apply": True, "dry": False, "x": None}`, `{"apply":true,"dry":false,"x":null}`},
 		{"bare value", `{"name": find_customer, "arguments": {}}`, `{"arguments":{},"name":"find_customer"}`},
+		{"go nil and placeholders", `{"name": "suggest_reviewers", "parameters": {"max": <nil>, "runId": <run_id>, "owner": "<owner>"}}`, `{"name":"suggest_reviewers","parameters":{"max":null,"owner":"\u003cowner\u003e","runId":null}}`},
 		{"big integer exact", `{"runId": 9007199254740993}`, `{"runId":9007199254740993}`},
 		{"skips a broken first object", `{not json at all ;; } then {"reply": "x"}`, `{"reply":"x"}`},
 		{"colon inside string value", `{"reply": "time: 10:30, ok"}`, `{"reply":"time: 10:30, ok"}`},

@@ -29,10 +29,10 @@ type Message struct {
 	Name       string     `json:"name,omitempty"` // the tool's name on a tool message
 }
 
-// ToolCall is one function call a model asked for. Args is the raw JSON the
-// model produced; it is only guaranteed to be JSON when the adapter could
-// parse it (a weak model's malformed arguments are kept verbatim so the
-// bail-out detector can see them).
+// ToolCall is one function call a model asked for. Args is always JSON:
+// the model's arguments when they parse, otherwise their verbatim text as a
+// JSON string (so the bail-out detector still sees what the model wrote);
+// missing arguments are {}.
 type ToolCall struct {
 	ID   string          `json:"id"`
 	Name string          `json:"name"`

@@ -1,0 +1,445 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// scriptTools are the tools offered in scripted tests, with the parameter
+// types the coercion reads.
+var scriptTools = []ToolSpec{
+	{Name: "add_customer", Description: "Add a customer", Parameters: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"email":{"type":"string"},"tier":{"type":"string","enum":["free","pro","enterprise"]}},"required":["name","email"]}`)},
+	{Name: "list_orders", Description: "List orders", Parameters: json.RawMessage(`{"type":"object","properties":{"status":{"type":"string"},"limit":{"type":"integer"}}}`)},
+	{Name: "update_settings", Description: "Update settings", Parameters: json.RawMessage(`{"type":"object","properties":{
+		"ratio":{"type":"number"},"apply":{"type":["boolean","null"]},"tags":{"type":"array","items":{"type":"string"}},
+		"ids":{"type":"array","items":{"type":"integer"}},"big":{"type":"integer"},"odd":{"items":[{"type":"string"}]}}}`)},
+}
+
+const testPlaybook = `
+name: test
+rules:
+  - when: '(?i)\badd (?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?) \((?P<email>[^)]+)\) as an? (?P<tier>free|pro|enterprise) customer'
+    call: add_customer
+    args: {name: "{{name}}", email: "{{ email }}", tier: "{{tier}}"}
+    summary: "Added {{name}} ({{ok}}): {{result}}"
+  - when: '(?i)how many orders are (?P<status>pending|shipped)(?: \(limit (?P<limit>\d+)\))?'
+    call: list_orders
+    args: {status: "{{status}}", limit: "{{limit}}"}
+  - when: 'settings ratio=(?P<ratio>\S*) apply=(?P<apply>\S*) tags=(?P<tags>\S*) ids=(?P<ids>\S*) big=(?P<big>\S*)'
+    call: update_settings
+    args:
+      ratio: "{{ratio}}"
+      apply: "{{apply}}"
+      tags: "{{tags}}"
+      ids: "{{ids}}"
+      big: "{{big}}"
+      note: "r={{ratio}}"
+      fixed: 3
+      off: false
+      none: null
+      nested: {who: "{{1}}", list: ["{{ratio}}", true, 1.5]}
+  - when: '(?i)^(hi|hello)'
+    reply: "Hello! I can run these macros: {{tools}}"
+  - when: 'delete everything'
+    call: drop_database
+  - when: 'json please'
+    text: '{"name": "list_orders", "arguments": {"status": "pending"}}'
+  - when: 'think first'
+    call: list_orders
+    text: "<think>the user wants {{0}}</think>"
+    args: {status: pending}
+  - when: 'echo (.*)'
+    reply: "you said {{1}}"
+  - when: 'raw summary'
+    call: t
+    summary: "{{content}}"
+summary: "{{tool}} ({{ok}}): {{result}}"
+fallback: "I can't help with that: {{input}}"
+`
+
+func mustPlaybook(t testing.TB, src string) *Playbook {
+	t.Helper()
+	pb, err := ParsePlaybook("test.playbook.yaml", []byte(src))
+	if err != nil {
+		t.Fatalf("ParsePlaybook: %v", err)
+	}
+	return pb
+}
+
+func userMsg(s string) Message { return Message{Role: RoleUser, Content: s} }
+
+func TestScriptedChat(t *testing.T) {
+	pb := mustPlaybook(t, testPlaybook)
+	long := strings.Repeat("x", 500)
+	cases := []struct {
+		name     string
+		msgs     []Message
+		wantText string
+		wantCall string // tool name; "" for no call
+		wantArgs string
+		finish   string
+	}{
+		{name: "captures", msgs: []Message{userMsg("Please add Ada Lovelace (ada@example.com) as a pro customer.")},
+			wantCall: "add_customer", wantArgs: `{"email":"ada@example.com","name":"Ada Lovelace","tier":"pro"}`, finish: "tool_calls"},
+		{name: "integer coerced", msgs: []Message{userMsg("How many orders are pending (limit 42)?")},
+			wantCall: "list_orders", wantArgs: `{"limit":42,"status":"pending"}`, finish: "tool_calls"},
+		{name: "empty capture omitted", msgs: []Message{userMsg("how many orders are shipped")},
+			wantCall: "list_orders", wantArgs: `{"status":"shipped"}`, finish: "tool_calls"},
+		{name: "types from schema", msgs: []Message{userMsg("settings ratio=0.5 apply=yes tags=a,b,,c ids=1,+2 big=9007199254740993")},
+			wantCall: "update_settings", finish: "tool_calls",
+			wantArgs: `{"apply":true,"big":9007199254740993,"fixed":3,"ids":[1,2],"nested":{"list":["0.5",true,1.5],"who":"0.5"},"none":null,"note":"r=0.5","off":false,"ratio":0.5,"tags":["a","b","c"]}`},
+		{name: "number normalised", msgs: []Message{userMsg("settings ratio=.25 apply=OFF tags=x ids= big=-7")},
+			wantCall: "update_settings", finish: "tool_calls",
+			wantArgs: `{"apply":false,"big":-7,"fixed":3,"nested":{"list":[".25",true,1.5],"who":".25"},"none":null,"note":"r=.25","off":false,"ratio":0.25,"tags":["x"]}`},
+		{name: "failed coercion stays string", msgs: []Message{userMsg("settings ratio=abc apply=maybe tags=,, ids=x,3 big=1.5")},
+			wantCall: "update_settings", finish: "tool_calls",
+			wantArgs: `{"apply":"maybe","big":"1.5","fixed":3,"ids":["x",3],"nested":{"list":["abc",true,1.5],"who":"abc"},"none":null,"note":"r=abc","off":false,"ratio":"abc"}`},
+		{name: "unknown tool still called", msgs: []Message{userMsg("please delete everything")},
+			wantCall: "drop_database", wantArgs: `{}`, finish: "tool_calls"},
+		{name: "reply lists tools", msgs: []Message{userMsg("Hello there")},
+			wantText: "Hello! I can run these macros: add_customer, list_orders, update_settings", finish: "stop"},
+		{name: "numbered group", msgs: []Message{userMsg("echo {{name}} <b>")}, wantText: "you said {{name}} <b>", finish: "stop"},
+		{name: "text only (tool call written as JSON)", msgs: []Message{userMsg("json please")},
+			wantText: `{"name": "list_orders", "arguments": {"status": "pending"}}`, finish: "stop"},
+		{name: "text alongside call", msgs: []Message{userMsg("think first")},
+			wantText: "<think>the user wants think first</think>", wantCall: "list_orders", wantArgs: `{"status":"pending"}`, finish: "tool_calls"},
+		{name: "fallback", msgs: []Message{userMsg("what's the weather?")}, wantText: "I can't help with that: what's the weather?", finish: "stop"},
+		{name: "no user message falls back", msgs: []Message{{Role: RoleSystem, Content: "hello"}}, wantText: "I can't help with that: ", finish: "stop"},
+		{name: "last user message wins", finish: "tool_calls", wantCall: "list_orders", wantArgs: `{"status":"pending"}`,
+			msgs: []Message{userMsg("hello"), {Role: RoleAssistant, Content: "Hello!"}, userMsg("how many orders are pending")}},
+		{name: "rule summary after tool result", finish: "stop",
+			msgs: []Message{
+				userMsg("add Ada Lovelace (ada@example.com) as a free customer"),
+				{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "call_1", Name: "add_customer", Args: json.RawMessage(`{}`)}}},
+				{Role: RoleTool, ToolCallID: "call_1", Name: "add_customer", Content: "{\n  \"ok\": true,\n  \"result\": {\"id\": 7}\n}"},
+				{Role: RoleSystem, Content: "Answer in one short line."},
+			},
+			wantText: `Added Ada Lovelace (true): {"id":7}`},
+		{name: "playbook summary, tool named by call id", finish: "stop",
+			msgs: []Message{
+				userMsg("how many orders are pending"),
+				{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c9", Name: "list_orders", Args: json.RawMessage(`{}`)}}},
+				{Role: RoleTool, ToolCallID: "c9", Content: `{"ok": false, "error": {"code": "timeout"}}`},
+			},
+			wantText: `list_orders (false): {"code":"timeout"}`},
+		{name: "string result as text", finish: "stop",
+			msgs:     []Message{userMsg("zzz"), {Role: RoleTool, Name: "t", Content: `{"ok": true, "result": "  all\n done "}`}},
+			wantText: "t (true): all done"},
+		{name: "content is the whole envelope", finish: "stop",
+			msgs:     []Message{userMsg("raw summary"), {Role: RoleTool, Name: "t", Content: `{"ok": true, "result": 1}`}},
+			wantText: `{"ok":true,"result":1}`},
+		{name: "tool result not last is no summary", finish: "tool_calls", wantCall: "list_orders", wantArgs: `{"status":"shipped"}`,
+			msgs: []Message{userMsg("how many orders are shipped"), {Role: RoleTool, Name: "t", Content: "x"}, {Role: RoleAssistant, Content: "ok"}}},
+		{name: "summary of text result clipped", finish: "stop",
+			msgs:     []Message{userMsg("zzz"), {Role: RoleTool, Name: "t", Content: "a\n  b " + long}},
+			wantText: "t (true): " + ("a b " + long)[:199] + "…"},
+		{name: "error field means not ok", finish: "stop",
+			msgs:     []Message{userMsg("zzz"), {Role: RoleTool, Name: "t", Content: `{"error": "boom"}`}},
+			wantText: `t (false): {"error":"boom"}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := NewScripted(pb)
+			var streamed []string
+			req := &Request{Messages: tc.msgs, Tools: scriptTools, Stream: func(d string) { streamed = append(streamed, d) }}
+			resp, err := m.Chat(context.Background(), req)
+			if err != nil {
+				t.Fatalf("Chat: %v", err)
+			}
+			if resp.Text != tc.wantText {
+				t.Errorf("text = %q, want %q", resp.Text, tc.wantText)
+			}
+			if resp.FinishReason != tc.finish {
+				t.Errorf("finish = %q, want %q", resp.FinishReason, tc.finish)
+			}
+			switch {
+			case tc.wantCall == "" && len(resp.ToolCalls) != 0:
+				t.Errorf("unexpected calls %+v", resp.ToolCalls)
+			case tc.wantCall != "":
+				if len(resp.ToolCalls) != 1 {
+					t.Fatalf("calls = %+v, want one", resp.ToolCalls)
+				}
+				c := resp.ToolCalls[0]
+				if c.Name != tc.wantCall || string(c.Args) != tc.wantArgs || c.ID != "call_1" {
+					t.Errorf("call = %s %s %s, want call_1 %s %s", c.ID, c.Name, c.Args, tc.wantCall, tc.wantArgs)
+				}
+			}
+			if resp.Model != "scripted:test" || m.Name() != "scripted:test" || resp.Mode != ToolsNative {
+				t.Errorf("model %q name %q mode %q", resp.Model, m.Name(), resp.Mode)
+			}
+			if resp.Usage.PromptTokens <= 0 || resp.Latency < 0 {
+				t.Errorf("usage %+v latency %v", resp.Usage, resp.Latency)
+			}
+			if resp.Text == "" && len(streamed) != 0 || resp.Text != "" && (len(streamed) != 1 || streamed[0] != resp.Text) {
+				t.Errorf("streamed %q for text %q", streamed, resp.Text)
+			}
+		})
+	}
+}
+
+func TestScriptedNoRule(t *testing.T) {
+	pb := mustPlaybook(t, "rules:\n  - when: '^hi$'\n    reply: hello\n")
+	if pb.Name() != "test" {
+		t.Errorf("default name = %q, want test", pb.Name())
+	}
+	cases := []struct {
+		name    string
+		msgs    []Message
+		wantMsg string
+	}{
+		{"no match", []Message{userMsg("hi there, please do " + strings.Repeat("a", 200))}, `no rule of playbook "test" matches "hi there, please do aaa`},
+		{"no user message", []Message{{Role: RoleSystem, Content: "hi"}}, "no user message"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewScripted(pb).Chat(context.Background(), &Request{Messages: tc.msgs})
+			var me *Error
+			if !errors.As(err, &me) || me.Code != ErrNoRule {
+				t.Fatalf("err = %v, want *Error no_rule", err)
+			}
+			if !strings.Contains(me.Message, tc.wantMsg) || len(me.Message) > 200 {
+				t.Errorf("message %q, want it to contain %q (and be short)", me.Message, tc.wantMsg)
+			}
+		})
+	}
+}
+
+func TestScriptedBadCalls(t *testing.T) {
+	pb := mustPlaybook(t, testPlaybook)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	cases := []struct {
+		name string
+		m    *Scripted
+		ctx  context.Context
+		req  *Request
+		want ErrorCode
+	}{
+		{"cancelled", NewScripted(pb), cancelled, &Request{Messages: []Message{userMsg("hi")}}, ErrCancelled},
+		{"nil request", NewScripted(pb), context.Background(), nil, ErrBadRequest},
+		{"nil playbook", NewScripted(nil), context.Background(), &Request{Messages: []Message{userMsg("hi")}}, ErrBadRequest},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := tc.m.Chat(tc.ctx, tc.req)
+			if CodeOf(err) != tc.want || resp != nil {
+				t.Errorf("Chat = %v, %v; want code %s", resp, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestScriptedDeterministicIDs(t *testing.T) {
+	pb := mustPlaybook(t, testPlaybook)
+	req := &Request{Messages: []Message{userMsg("how many orders are pending")}, Tools: scriptTools}
+	for range 2 { // each instance counts from 1
+		m := NewScripted(pb)
+		for i := 1; i <= 3; i++ {
+			resp, err := m.Chat(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf("call_%d", i); resp.ToolCalls[0].ID != want {
+				t.Errorf("id = %q, want %q", resp.ToolCalls[0].ID, want)
+			}
+		}
+	}
+	m := NewScripted(pb)
+	const n = 50
+	ids := make(chan string, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			resp, err := m.Chat(context.Background(), req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			ids <- resp.ToolCalls[0].ID
+		})
+	}
+	wg.Wait()
+	close(ids)
+	seen := map[string]bool{}
+	for id := range ids {
+		seen[id] = true
+	}
+	for i := 1; i <= n; i++ {
+		if !seen[fmt.Sprintf("call_%d", i)] {
+			t.Errorf("call_%d missing among concurrent ids", i)
+		}
+	}
+}
+
+func TestParsePlaybookErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		src  string
+		want []string // substrings of the error, each a problem
+	}{
+		{"empty", "", []string{"empty playbook"}},
+		{"not a mapping", "- a\n- b\n", []string{"a playbook is a mapping"}},
+		{"invalid yaml", "rules: [\n  {when: x\n", []string{"invalid YAML"}},
+		{"two documents", "fallback: x\n---\nfallback: y\n", []string{"single YAML document"}},
+		{"nothing to do", "name: x\n", []string{"no rules and no fallback"}},
+		{"unknown top key", "fallback: x\nrule: []\n", []string{`unknown key "rule" (did you mean "rules")`}},
+		{"unknown key, no suggestion", "fallback: x\ncolour: red\n", []string{`unknown key "colour" (want one of name, rules, summary, fallback)`}},
+		{"unknown rule key", "rules:\n  - when: x\n    reploy: hi\n", []string{`rules[0]: unknown key "reploy" (did you mean "reply")`, "rules[0]: needs call"}},
+		{"duplicate key", "fallback: x\nfallback: y\n", []string{`fallback: duplicate key "fallback"`}},
+		{"empty name", "name: ''\nfallback: x\n", []string{"name: empty name"}},
+		{"rules not a list", "rules: {when: x}\n", []string{"rules: want a list of rules, got a mapping"}},
+		{"rule not a mapping", "rules: [x]\n", []string{`rules[0]: want a mapping`}},
+		{"bad regex", "rules:\n  - when: '(unclosed'\n    reply: x\n", []string{"test.playbook.yaml:2: rules[0].when: bad regex: error parsing regexp: missing closing )"}},
+		{"empty regex", "rules:\n  - when: ''\n    reply: x\n", []string{"rules[0].when: empty regex"}},
+		{"when not a string", "rules:\n  - when: [a]\n    reply: x\n", []string{"rules[0].when: want a string, got a list"}},
+		{"missing when", "rules:\n  - reply: x\n", []string{"rules[0]: missing when"}},
+		{"call and reply", "rules:\n  - when: x\n    call: t\n    reply: y\n", []string{"rules[0]: has both call and reply"}},
+		{"neither call nor reply", "rules:\n  - when: x\n", []string{"rules[0]: needs call (a tool call), reply (a text answer) or text"}},
+		{"reply and text", "rules:\n  - when: x\n    reply: a\n    text: b\n", []string{"rules[0]: has both reply and text"}},
+		{"args without call", "rules:\n  - when: x\n    reply: a\n    args: {a: b}\n", []string{"rules[0].args: args without call"}},
+		{"summary on reply", "rules:\n  - when: x\n    reply: a\n    summary: s\n", []string{"rules[0].summary: a reply rule makes no tool call"}},
+		{"empty call", "rules:\n  - when: x\n    call: ' '\n", []string{"rules[0].call: empty tool name"}},
+		{"args not a mapping", "rules:\n  - when: x\n    call: t\n    args: [a]\n", []string{"rules[0].args: want a mapping"}},
+		{"unknown capture", "rules:\n  - when: '(?P<name>\\w+)'\n    call: t\n    args: {a: '{{nme}}'}\n",
+			[]string{`rules[0].args.a: {{nme}} is neither a capture group of rules[0].when nor a built-in (did you mean "name")`}},
+		{"capture in second rule", "rules:\n  - when: a\n    reply: x\n  - when: '(?P<n>\\d+)'\n    reply: '{{m}}'\n",
+			[]string{"test.playbook.yaml:5: rules[1].reply: {{m}} is neither a capture group of rules[1].when"}},
+		{"numbered group out of range", "rules:\n  - when: '(a)'\n    reply: '{{2}}'\n", []string{"rules[0].reply: {{2}}: rules[0].when has 1 capture group(s)"}},
+		{"summary built-in outside summary", "rules:\n  - when: a\n    call: t\n    text: '{{result}}'\n", []string{"rules[0].text: {{result}} is only set in a summary"}},
+		{"capture in fallback", "fallback: 'no {{name}}'\n", []string{"fallback: {{name}} is not a built-in (here: {{tools}}, {{input}})"}},
+		{"numbered in summary", "summary: '{{1}}'\nfallback: x\n", []string{"summary: {{1}}: numbered capture groups exist only in a rule's templates"}},
+		{"reserved capture", "rules:\n  - when: '(?P<tools>x)'\n    reply: y\n", []string{`rules[0].when: capture group "tools" shadows the built-in {{tools}}`}},
+		{"malformed template", "rules:\n  - when: '(?P<name>x)'\n    reply: 'hi {{name}'\n", []string{`rules[0].reply: malformed template reference at "{{name}"`}},
+		{"malformed template with space", "fallback: '{{to ols}}'\n", []string{"fallback: malformed template reference"}},
+		{"alias in args", "rules:\n  - when: x\n    call: t\n    args: {a: &v b, c: *v}\n", []string{"rules[0].args.c: want a value, got an alias"}},
+		{"infinite literal", "rules:\n  - when: x\n    call: t\n    args: {a: .inf}\n", []string{`rules[0].args.a: value ".inf" has no JSON form`}},
+		{"non-string key", "rules:\n  - when: x\n    call: t\n    args: {? [a] : b}\n", []string{"rules[0].args: keys must be strings"}},
+		{"fallback null", "fallback:\n", []string{"fallback: want a string, got null"}},
+		{"several problems at once", "rules:\n  - when: '('\n    reply: x\n  - call: t\n", []string{"rules[0].when: bad regex", "rules[1]: missing when"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			pb, err := ParsePlaybook("test.playbook.yaml", []byte(tc.src))
+			var pe *PlaybookError
+			if !errors.As(err, &pe) || pb != nil {
+				t.Fatalf("ParsePlaybook = %v, %v; want a *PlaybookError", pb, err)
+			}
+			if len(pe.Problems) != len(tc.want) {
+				t.Errorf("%d problems, want %d:\n%v", len(pe.Problems), len(tc.want), err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error\n%v\nwants %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestParsePlaybookAccepts(t *testing.T) {
+	cases := []struct {
+		name, source, src, wantName string
+	}{
+		{"name key wins", "x/y.playbook.yaml", "name: demo\nfallback: x\n", "demo"},
+		{"name from file", "dir/support.playbook.yml", "fallback: x\n", "support"},
+		{"name from plain yaml", "a.yaml", "fallback: x\n", "a"},
+		{"empty rules with fallback", "p", "rules: []\nfallback: ''\n", "p"},
+		{"literal braces are not templates", "p", "rules:\n  - when: x\n    text: '{{\"a\": {\"b\": 1}}} and { {'\n", "p"},
+		{"anchors without aliases", "p", "rules:\n  - when: &w x\n    reply: y\n", "p"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			pb, err := ParsePlaybook(tc.source, []byte(tc.src))
+			if err != nil {
+				t.Fatalf("ParsePlaybook: %v", err)
+			}
+			if pb.Name() != tc.wantName {
+				t.Errorf("name = %q, want %q", pb.Name(), tc.wantName)
+			}
+		})
+	}
+}
+
+func TestScriptedLiteralBracesAndDefaultSummary(t *testing.T) {
+	pb := mustPlaybook(t, "rules:\n  - when: x\n    call: t\n    text: '{{\"a\": {\"b\": 1}}} {{{0}}}'\n")
+	m := NewScripted(pb)
+	resp, err := m.Chat(context.Background(), &Request{Messages: []Message{userMsg("x")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{{"a": {"b": 1}}} {x}`; resp.Text != want {
+		t.Errorf("text = %q, want %q", resp.Text, want)
+	}
+	resp, err = m.Chat(context.Background(), &Request{Messages: []Message{userMsg("x"), {Role: RoleTool, Name: "t", Content: "done"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != "t: done" {
+		t.Errorf("default summary = %q, want %q", resp.Text, "t: done")
+	}
+}
+
+func TestLoadPlaybook(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "demo.playbook.yaml")
+	if err := os.WriteFile(path, []byte("fallback: hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pb, err := LoadPlaybook(path)
+	if err != nil || pb.Name() != "demo" {
+		t.Fatalf("LoadPlaybook = %v, %v", pb, err)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("rules: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadPlaybook(bad); err == nil || !strings.HasPrefix(err.Error(), bad+":1: rules:") {
+		t.Errorf("LoadPlaybook(bad) = %v, want an error naming %s:1", err, bad)
+	}
+	if _, err := LoadPlaybook(filepath.Join(dir, "missing.yaml")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("LoadPlaybook(missing) = %v, want ErrNotExist", err)
+	}
+}
+
+func FuzzParsePlaybook(f *testing.F) {
+	f.Add([]byte(testPlaybook), "add Ada Lovelace (a@b.c) as a pro customer")
+	for _, s := range []string{"", "rules: [", "fallback: '{{tools}}'", "rules:\n  - when: '(?P<n>.)'\n    call: t\n    args: {a: '{{n}}', b: [1, {c: '{{0}}'}]}\n",
+		"a: &a [*a, *a]", "rules: [{when: x, reply: '{{ x'}]", "? [a]\n: b", "rules:\n- !!binary aGk=\n", "summary: '{{{{'\nfallback: x"} {
+		f.Add([]byte(s), "x")
+	}
+	f.Fuzz(func(t *testing.T, data []byte, input string) {
+		pb, err := ParsePlaybook("fuzz.yaml", data)
+		if err != nil {
+			var pe *PlaybookError
+			if !errors.As(err, &pe) || len(pe.Problems) == 0 {
+				t.Fatalf("error %T %v is not a *PlaybookError with problems", err, err)
+			}
+			return
+		}
+		m := NewScripted(pb)
+		for _, msgs := range [][]Message{
+			{userMsg(input)},
+			{userMsg(input), {Role: RoleTool, Name: "t", Content: input}},
+		} {
+			resp, err := m.Chat(context.Background(), &Request{Messages: msgs, Tools: scriptTools})
+			if err != nil {
+				if CodeOf(err) != ErrNoRule {
+					t.Fatalf("Chat: %v", err)
+				}
+				continue
+			}
+			for _, c := range resp.ToolCalls {
+				if !json.Valid(c.Args) {
+					t.Fatalf("invalid args %s", c.Args)
+				}
+			}
+		}
+	})
+}
