@@ -91,13 +91,20 @@ func ListOrders(ctx context.Context, x *runtime.Exec, p ListOrdersParams) (ListO
 			return ListOrdersResult{}, err
 		}
 	}
-	// steps[2]: extract one of {testid: orders-summary} into summary
-	summary, err = x.Extract(ctx, "steps[2]", engine.Target{TestID: "orders-summary"}, engine.Field{Text: true}, runtime.StepOptions{})
+	// steps[2]: wait until text_absent
+	if err := x.Do(ctx, "steps[2]", engine.Step{
+		Action: engine.ActWait,
+		Expect: []engine.Condition{{Kind: engine.CondTextAbsent, Text: "Loading orders"}},
+	}); err != nil {
+		return ListOrdersResult{}, err
+	}
+	// steps[3]: extract one of {testid: orders-summary} into summary
+	summary, err = x.Extract(ctx, "steps[3]", engine.Target{TestID: "orders-summary"}, engine.Field{Text: true}, runtime.StepOptions{})
 	if err != nil {
 		return ListOrdersResult{}, err
 	}
-	// steps[3]: extract rows of {testid: order-row} into orders
-	rows, err := x.ExtractRows(ctx, "steps[3]", engine.Target{TestID: "order-row"}, []runtime.Column{
+	// steps[4]: extract rows of {testid: order-row} into orders
+	rows, err := x.ExtractRows(ctx, "steps[4]", engine.Target{TestID: "order-row"}, []runtime.Column{
 		{Name: "id", Field: engine.Field{Attr: "data-id"}},
 		{Name: "status", Field: engine.Field{Attr: "data-status"}},
 		{Name: "customer", Field: engine.Field{Text: true, In: &engine.Target{TestID: "order-customer"}}},

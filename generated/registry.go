@@ -4,14 +4,20 @@ package generated
 
 import "github.com/macrokit/macrokit-go/runtime"
 
-// Macros returns a new instance of every generated macro (6), sorted by name.
+// Macros returns a new instance of every generated macro (12), sorted by name.
 func Macros() []*runtime.Macro {
 	return []*runtime.Macro{
 		addCustomerMacro(),
+		captureWorkflowLogMacro(),
+		closeStaleIssuesMacro(),
 		exportOrdersMacro(),
 		findCustomerMacro(),
+		generateReleaseNotesMacro(),
 		listOrdersMacro(),
 		loginMacro(),
+		suggestReviewersMacro(),
+		triageIssueMacro(),
+		triagePullRequestMacro(),
 		updateSettingsMacro(),
 	}
 }

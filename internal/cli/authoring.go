@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/macrokit/macrokit-go/internal/ghprim"
 	"github.com/macrokit/macrokit-go/runtime/app"
 	"github.com/macrokit/macrokit-go/spec"
 	"github.com/urfave/cli/v2"
@@ -15,12 +16,13 @@ const DefaultMacrosDir = "macros.d"
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
 // loadSpecs loads and checks a macros directory, printing every diagnostic
-// to stderr. It fails (exit 1) when any spec is invalid.
+// to stderr. It fails (exit 1) when any spec is invalid. Specs may call the
+// primitives of package ghprim (the GitHub macros of macros.d/github do).
 func loadSpecs(c *cli.Context, dir string) (*spec.Set, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, app.Usagef("%s: not a directory of macro specs", dir)
 	}
-	set, diags := spec.LoadDir(dir, spec.Options{})
+	set, diags := spec.LoadDir(dir, spec.Options{Primitives: ghprim.Signatures()})
 	for _, d := range diags {
 		fmt.Fprintln(c.App.ErrWriter, d.String())
 	}
