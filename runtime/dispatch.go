@@ -19,6 +19,9 @@ type ApprovalRequest struct {
 	Macro  string          `json:"macro"`
 	Intent string          `json:"intent"`
 	Args   json.RawMessage `json:"args"` // secrets redacted
+	// Reason says why an approval is asked beyond the macro's risk, e.g. a
+	// call recovered from a model's text.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Approver decides whether a dangerous macro may run. It must not return

@@ -143,17 +143,22 @@ func (r *Registry) Len() int { return len(r.sorted) }
 func (r *Registry) Tools() []Tool {
 	out := make([]Tool, 0, len(r.sorted))
 	for _, m := range r.sorted {
-		desc := m.Intent
-		if m.Description != "" && m.Description != m.Intent {
-			desc += ". " + m.Description
-		}
-		params := m.Params
-		if len(params) == 0 {
-			params = json.RawMessage(`{"type":"object","properties":{}}`)
-		}
-		out = append(out, Tool{Name: m.Name, Description: desc, InputSchema: params, OutputSchema: m.Result, Risk: m.Risk})
+		out = append(out, m.Tool())
 	}
 	return out
+}
+
+// Tool returns the macro as a model or an MCP client sees it.
+func (m *Macro) Tool() Tool {
+	desc := m.Intent
+	if m.Description != "" && m.Description != m.Intent {
+		desc += ". " + m.Description
+	}
+	params := m.Params
+	if len(params) == 0 {
+		params = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	return Tool{Name: m.Name, Description: desc, InputSchema: params, OutputSchema: m.Result, Risk: m.Risk}
 }
 
 // applyDefaults fills in the `default` of every property missing from v,

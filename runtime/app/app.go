@@ -68,6 +68,9 @@ type Config struct {
 	// EnvDefaults supply {{ env.NAME }} values when the environment does
 	// not set them (e.g. the demo site's URL).
 	EnvDefaults map[string]string
+	// Playbooks are embedded scripted-model playbooks by name, for
+	// --scripted NAME (e.g. the demo's).
+	Playbooks map[string][]byte
 	// Getenv reads the environment (nil: os.Getenv); tests substitute it.
 	Getenv func(string) string
 }
@@ -197,7 +200,7 @@ func Approver(yes bool, stdin io.Reader, stderr io.Writer) runtime.Approver {
 		return nil
 	}
 	return func(ctx context.Context, req runtime.ApprovalRequest) (bool, error) {
-		fmt.Fprintf(stderr, "%s is marked dangerous: %s\n  arguments: %s\nRun it? [y/N] ", req.Macro, req.Intent, req.Args)
+		fmt.Fprintf(stderr, "%s\nRun it? [y/N] ", approvalPrompt(req))
 		line, err := bufio.NewReader(f).ReadString('\n')
 		if err != nil && line == "" {
 			return false, err

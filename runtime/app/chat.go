@@ -1,0 +1,300 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/urfave/cli/v2"
+)
+
+// routerFlags are the flags of the routed commands (ask, chat).
+func routerFlags() []cli.Flag {
+	fs := []cli.Flag{
+		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve dangerous macros and calls recovered from a model's text without asking"},
+		&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "bound for one macro run"},
+		&cli.StringFlag{Name: "session-dir", Value: runtime.DefaultSessionDir, Usage: "where the session log goes (empty: no log)"},
+		&cli.IntFlag{Name: "top-k", Value: runtime.DefaultCatalogK, Usage: "macros offered per turn when the registry is larger than --catalog-threshold"},
+		&cli.IntFlag{Name: "catalog-threshold", Value: runtime.DefaultCatalogThreshold, Usage: "registry size above which only the top-k relevant macros are offered"},
+		&cli.BoolFlag{Name: "dry-run", Usage: "route and validate, but run no macro"},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print every step's evidence"},
+	}
+	fs = append(fs, ModelFlags()...)
+	return append(fs, BrowserFlags()...)
+}
+
+// session is what a routed command sets up: models, browser, log, router.
+type session struct {
+	router *runtime.Router
+	models *Models
+	lb     *LazyBrowser
+	log    *runtime.SessionLog
+}
+
+func (s *session) close() {
+	if s.lb != nil {
+		s.lb.Close()
+	}
+	if s.log != nil {
+		_ = s.log.Close()
+	}
+	if s.models != nil {
+		_ = s.models.Close()
+	}
+}
+
+func newSession(c *cli.Context, cfg *Config, approver runtime.Approver) (*session, error) {
+	ms, err := NewModels(c, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{models: ms, lb: NewLazyBrowser(c)}
+	d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: s.lb.Pages, Getenv: cfg.getenv, Primitives: cfg.Primitives,
+		Approver: approver, Timeout: c.Duration("timeout")}
+	if dir := c.String("session-dir"); dir != "" {
+		log, err := runtime.OpenSessionLog(dir, runtime.NewSessionID())
+		if err != nil {
+			s.close()
+			return nil, Failf("%v", err)
+		}
+		s.log, d.Log = log, log
+		_ = log.Append(runtime.Record{Type: runtime.RecSystem, Event: "session", Data: map[string]any{"binary": cfg.Name, "command": c.Command.Name, "model": ms.Primary.Name()}})
+	}
+	s.router = &runtime.Router{Registry: cfg.Registry, Dispatcher: d, Model: ms.Primary, Fallback: ms.Fallback, SalvageApprover: approver,
+		TopK: c.Int("top-k"), CatalogThreshold: c.Int("catalog-threshold"), DryRun: c.Bool("dry-run")}
+	return s, nil
+}
+
+// AskCommand is `ask "..."`: one routed turn.
+func AskCommand(cfg *Config) *cli.Command {
+	return &cli.Command{
+		Name:      "ask",
+		Usage:     "route one request through the model to a macro, run it, and print the verified result",
+		ArgsUsage: `"<request>"`,
+		Flags:     append([]cli.Flag{&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json"}}, routerFlags()...),
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return Usagef(`ask needs a request, e.g. %s ask "find ada"`, cfg.Name)
+			}
+			format := c.String("format")
+			if format != "text" && format != "json" {
+				return Usagef("--format must be text or json")
+			}
+			s, err := newSession(c, cfg, Approver(c.Bool("yes"), c.App.Reader, c.App.ErrWriter))
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			res, err := s.router.NewConversation().Turn(c.Context, strings.Join(c.Args().Slice(), " "))
+			if res == nil {
+				return Failf("%v", err)
+			}
+			if format == "json" {
+				enc := json.NewEncoder(c.App.Writer)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(turnJSON(res)); err != nil {
+					return err
+				}
+			} else {
+				PrintTurn(c.App.Writer, res, c.Bool("verbose"))
+			}
+			return turnExit(res)
+		},
+	}
+}
+
+// turnExit maps a turn to the exit code: 0 for a reply or a macro whose
+// checks passed, 1 for anything that did not do what was asked.
+func turnExit(res *runtime.TurnResult) error {
+	switch {
+	case res.Decision == runtime.DecisionFailed, res.Decision == runtime.DecisionBailedOut:
+		return Silent
+	case res.Outcome != nil && !res.Outcome.OK:
+		return Silent
+	}
+	return nil
+}
+
+// turnJSON is the --format json shape of a turn (errors as strings).
+func turnJSON(res *runtime.TurnResult) any {
+	type out struct {
+		*runtime.TurnResult
+		Error string `json:"error,omitempty"`
+	}
+	o := out{TurnResult: res}
+	if res.Err != nil {
+		o.Error = res.Err.Error()
+	}
+	return o
+}
+
+// PrintTurn prints a routed turn: the macro and its arguments, the result
+// with its verification counts (every check with -v), bail-outs, and the
+// reply.
+func PrintTurn(w io.Writer, res *runtime.TurnResult, verbose bool) {
+	for _, b := range res.BailOuts {
+		fmt.Fprintf(w, "  ! %s: %s\n", b.Code, b.Detail)
+	}
+	if res.Escalated {
+		fmt.Fprintf(w, "  ! escalated to %s\n", res.Model)
+	}
+	if res.Macro != "" && res.Outcome != nil {
+		tag := ""
+		if res.Decision == runtime.DecisionSalvaged {
+			tag = " (salvaged)"
+		}
+		fmt.Fprintf(w, "  -> %s %s%s\n", res.Macro, compactJSON(res.Args), tag)
+		for _, r := range res.Repairs {
+			fmt.Fprintf(w, "     repaired %s\n", r)
+		}
+		o := res.Outcome
+		if verbose {
+			PrintOutcome(w, o)
+		} else if o.OK {
+			fmt.Fprintf(w, "     result %s\n", truncate(compactJSON(o.Result), 400))
+		}
+		v := o.Verification
+		fmt.Fprintf(w, "     checks: %d passed, %d failed, %d unverifiable\n", v.Passed, v.Failed, v.Unverifiable)
+		if !verbose {
+			for _, ch := range checkLines(v.Checks) {
+				fmt.Fprintf(w, "       %s\n", ch)
+			}
+		}
+	}
+	if res.Reply != "" {
+		fmt.Fprintln(w, res.Reply)
+	}
+}
+
+func checkLines(checks any) []string {
+	list, _ := checks.([]any)
+	var out []string
+	for _, c := range list {
+		m, _ := c.(map[string]any)
+		if m == nil {
+			continue
+		}
+		line := fmt.Sprintf("%v %v %v", m["status"], m["kind"], m["step"])
+		if m["status"] != "passed" {
+			line += fmt.Sprintf(" (expected %v, actual %v)", m["expected"], m["actual"])
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func compactJSON(b json.RawMessage) string {
+	if len(b) == 0 {
+		return "{}"
+	}
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return string(b)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// ChatCommand is `chat`: a REPL of routed turns sharing one conversation,
+// one browser and one session log.
+func ChatCommand(cfg *Config) *cli.Command {
+	return &cli.Command{
+		Name:  "chat",
+		Usage: "talk to the router: each line is one turn (/quit or EOF ends)",
+		Flags: routerFlags(),
+		Action: func(c *cli.Context) error {
+			in := bufio.NewReader(c.App.Reader)
+			tty := isTerminal(c.App.Reader)
+			approver := lineApprover(c.Bool("yes"), tty, in, c.App.ErrWriter)
+			s, err := newSession(c, cfg, approver)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			conv := s.router.NewConversation()
+			fmt.Fprintf(c.App.ErrWriter, "%s chat — %s, %d macros. /quit to leave.\n", cfg.Name, describeModels(s.models), cfg.Registry.Len())
+			failed := false
+			for {
+				if tty {
+					fmt.Fprint(c.App.ErrWriter, "> ")
+				}
+				line, err := in.ReadString('\n')
+				text := strings.TrimSpace(line)
+				if text == "/quit" || text == "/exit" {
+					break
+				}
+				if text != "" {
+					res, _ := conv.Turn(c.Context, text)
+					if res != nil {
+						if !tty {
+							fmt.Fprintf(c.App.Writer, "> %s\n", text)
+						}
+						PrintTurn(c.App.Writer, res, c.Bool("verbose"))
+						failed = failed || turnExit(res) != nil
+					}
+				}
+				if err != nil || c.Context.Err() != nil {
+					break
+				}
+			}
+			if s.log != nil {
+				fmt.Fprintf(c.App.ErrWriter, "session log: %s\n", s.log.Path())
+			}
+			if failed && !tty {
+				return Silent
+			}
+			return nil
+		},
+	}
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// lineApprover asks on the chat's own line reader, so an approval answer
+// is never mistaken for the next request (and vice versa).
+func lineApprover(yes, tty bool, in *bufio.Reader, stderr io.Writer) runtime.Approver {
+	if yes {
+		return runtime.AlwaysApprove
+	}
+	if !tty {
+		return nil
+	}
+	return func(ctx context.Context, req runtime.ApprovalRequest) (bool, error) {
+		fmt.Fprintln(stderr, approvalPrompt(req))
+		fmt.Fprint(stderr, "Run it? [y/N] ")
+		line, err := in.ReadString('\n')
+		if err != nil && line == "" {
+			return false, err
+		}
+		ans := strings.ToLower(strings.TrimSpace(line))
+		return ans == "y" || ans == "yes", nil
+	}
+}
+
+func approvalPrompt(req runtime.ApprovalRequest) string {
+	why := "is marked dangerous"
+	if req.Reason != "" {
+		why = "was " + req.Reason
+	}
+	return fmt.Sprintf("%s %s: %s\n  arguments: %s", req.Macro, why, req.Intent, req.Args)
+}

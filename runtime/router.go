@@ -1,0 +1,644 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/macrokit/macrokit-go/llm"
+)
+
+// Router defaults.
+const (
+	// DefaultHistory is how many earlier messages (user and assistant
+	// text) a turn carries.
+	DefaultHistory = 6
+	// DefaultMaxModelCalls caps the model calls of one turn: route,
+	// escalate, summarise.
+	DefaultMaxModelCalls = 4
+)
+
+// SystemPrompt is the router's default system prompt: route, don't reason.
+// It is short on purpose; a 3B model follows three rules, not thirty.
+const SystemPrompt = `You route requests to tools. Rules:
+1. If one tool does what the user asks, call exactly that tool, once, with argument values taken from the user's words. Leave out optional arguments the user did not give.
+2. Never invent a tool or an argument value. Do not explain or plan; do not write a tool call as text.
+3. If no tool fits, or a required value is missing, answer in one short plain sentence.`
+
+// summaryPrompt asks for the one-line summary after a tool result.
+const summaryPrompt = `Answer in one short line that states only what the tool result above says. Do not call tools.`
+
+// Decision is how a turn ended.
+type Decision string
+
+// Turn decisions.
+const (
+	// DecisionReplied: the model answered in text and nothing ran.
+	DecisionReplied Decision = "replied"
+	// DecisionDispatched: the model's native call ran (see Outcome.OK).
+	DecisionDispatched Decision = "dispatched"
+	// DecisionSalvaged: a flagged answer yielded one call that ran.
+	DecisionSalvaged Decision = "salvaged"
+	// DecisionBailedOut: the detector fired and nothing could safely run.
+	DecisionBailedOut Decision = "bailed_out"
+	// DecisionFailed: the model could not be reached (see Err).
+	DecisionFailed Decision = "failed"
+)
+
+// CatalogInfo describes the macros a turn offered to the model.
+type CatalogInfo struct {
+	Size    int      `json:"size"`    // registered macros
+	Offered []string `json:"offered"` // offered this turn, relevance order
+	Tokens  int      `json:"tokens"`  // estimated prompt tokens of the offered tools
+}
+
+// TurnResult is everything one routed turn did.
+type TurnResult struct {
+	Turn     int      `json:"turn"`
+	Request  string   `json:"request"`
+	Decision Decision `json:"decision"`
+	// Macro and Args: the call the turn resolved to. Set when a macro ran,
+	// and also when a call was refused only for its arguments (Outcome is
+	// then nil), so an eval can tell "right macro, bad arguments" apart.
+	Macro   string          `json:"macro,omitempty"`
+	Args    json.RawMessage `json:"args,omitempty"`
+	Repairs []Repair        `json:"repairs,omitempty"`
+	Outcome *Outcome        `json:"outcome,omitempty"`
+	// Reply is the text for the user.
+	Reply     string    `json:"reply"`
+	BailOuts  []BailOut `json:"bail_outs,omitempty"`
+	Escalated bool      `json:"escalated,omitempty"`
+	// Model is the model whose answer decided the turn.
+	Model        string        `json:"model"`
+	ModelCalls   int           `json:"model_calls"`
+	ModelLatency time.Duration `json:"model_latency"`
+	Usage        llm.Usage     `json:"usage"`
+	Catalog      CatalogInfo   `json:"catalog"`
+	// Overhead is the router's own time: everything but model calls and
+	// the macro run.
+	Overhead time.Duration `json:"overhead"`
+	Err      error         `json:"-"`
+}
+
+// Dispatched reports whether a macro ran (successfully or not).
+func (t *TurnResult) Dispatched() bool { return t.Outcome != nil }
+
+// Router turns one user message into at most one macro call. It holds no
+// conversation state: that is a Conversation's.
+type Router struct {
+	Registry   *Registry
+	Dispatcher *Dispatcher
+	Model      llm.Model
+	// Fallback, when set, gets the turn when the detector fires on the
+	// primary model's answer, when the primary fails, or when the user asks
+	// for a stronger model.
+	Fallback llm.Model
+	// SalvageApprover decides whether a salvaged call to an act or
+	// dangerous macro may run; nil means only read macros are salvaged.
+	SalvageApprover Approver
+	// Log receives every step of the turn (optional; the Dispatcher's own
+	// log is used when nil).
+	Log *SessionLog
+	// CatalogThreshold and TopK configure retrieval (0: defaults).
+	CatalogThreshold int
+	TopK             int
+	// History is the number of earlier messages a turn carries (0: default;
+	// negative: none).
+	History int
+	// MaxModelCalls caps model calls per turn (0: default).
+	MaxModelCalls int
+	// System overrides SystemPrompt.
+	System string
+	// NoSummary skips the model's one-line summary after a call; the reply
+	// is then rendered from the outcome alone. Evals use it.
+	NoSummary bool
+	// DryRun validates calls and records them without running handlers.
+	DryRun bool
+	// Stream receives the summary's text deltas as they arrive.
+	Stream func(delta string)
+
+	once    sync.Once
+	catalog *Catalog
+}
+
+// Conversation is one chat session's history over a Router. It is not safe
+// for concurrent turns (a conversation is sequential by nature).
+type Conversation struct {
+	r       *Router
+	turn    int
+	history []llm.Message
+}
+
+// NewConversation starts an empty conversation.
+func (r *Router) NewConversation() *Conversation { return &Conversation{r: r} }
+
+func (r *Router) log() *SessionLog {
+	if r.Log != nil {
+		return r.Log
+	}
+	if r.Dispatcher != nil {
+		return r.Dispatcher.Log
+	}
+	return nil
+}
+
+func (r *Router) record(rec Record) {
+	if l := r.log(); l != nil {
+		_ = l.Append(rec)
+	}
+}
+
+func (r *Router) event(turn int, name string, data map[string]any) {
+	r.record(Record{Type: RecSystem, Turn: turn, Event: name, Data: data})
+}
+
+// tools picks the macros to offer for a request.
+func (r *Router) tools(request string) ([]*Macro, CatalogInfo) {
+	threshold := r.CatalogThreshold
+	if threshold <= 0 {
+		threshold = DefaultCatalogThreshold
+	}
+	k := r.TopK
+	if k <= 0 {
+		k = DefaultCatalogK
+	}
+	all := r.Registry.List()
+	info := CatalogInfo{Size: len(all)}
+	picked := all
+	if len(all) > threshold {
+		r.once.Do(func() { r.catalog = NewCatalog(r.Registry) })
+		picked = r.catalog.Select(request, k)
+	}
+	for _, m := range picked {
+		info.Offered = append(info.Offered, m.Name)
+		info.Tokens += ToolTokens(m.Tool())
+	}
+	return picked, info
+}
+
+func toolSpecs(ms []*Macro) []llm.ToolSpec {
+	out := make([]llm.ToolSpec, 0, len(ms))
+	for _, m := range ms {
+		t := m.Tool()
+		out = append(out, llm.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
+	}
+	return out
+}
+
+// Turn routes one user message: prompt -> model -> bail-out check ->
+// dispatch -> one-line summary. The error is also in the result's Err;
+// it is non-nil only when the turn could not be decided at all (the model
+// unreachable and no fallback).
+func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, error) {
+	r := c.r
+	if r.Model == nil || r.Registry == nil {
+		return nil, errNoModel
+	}
+	start := time.Now()
+	var external time.Duration // model calls and the macro run
+	c.turn++
+	res := &TurnResult{Turn: c.turn, Request: request, Model: r.Model.Name()}
+	r.record(Record{Type: RecUser, Turn: c.turn, Text: request})
+	defer func() {
+		res.Overhead = time.Since(start) - external
+		if res.Overhead < 0 {
+			res.Overhead = 0
+		}
+		c.remember(request, res.Reply)
+		data := map[string]any{"decision": res.Decision, "model": res.Model, "model_calls": res.ModelCalls,
+			"model_latency_ms": res.ModelLatency.Milliseconds(), "overhead_us": res.Overhead.Microseconds()}
+		if res.Macro != "" {
+			data["macro"] = res.Macro
+		}
+		r.event(c.turn, "turn_done", data)
+		if res.Reply != "" {
+			r.record(Record{Type: RecAssistant, Turn: c.turn, Text: res.Reply})
+		}
+	}()
+
+	maxCalls := r.MaxModelCalls
+	if maxCalls <= 0 {
+		maxCalls = DefaultMaxModelCalls
+	}
+	model := r.Model
+	if b := DetectEscalation(request); b != nil {
+		res.BailOuts = append(res.BailOuts, *b)
+		r.event(c.turn, "bail_out", bailData(b, model.Name()))
+		if r.Fallback == nil {
+			res.Decision = DecisionBailedOut
+			res.Reply = "You asked for a stronger model, but none is configured (set --fallback-model); nothing ran."
+			return res, nil
+		}
+		model, res.Escalated = r.Fallback, true
+		r.event(c.turn, "escalated", map[string]any{"to": model.Name(), "reason": string(b.Code)})
+	}
+
+	offered, info := r.tools(request)
+	res.Catalog = info
+	r.event(c.turn, "catalog", map[string]any{"size": info.Size, "offered": info.Offered, "tokens": info.Tokens})
+	msgs := c.messages(request)
+	req := &llm.Request{Messages: msgs, Tools: toolSpecs(offered), Temperature: ptr(0.0)}
+
+	ask := func(m llm.Model) (*llm.Response, error) {
+		if res.ModelCalls >= maxCalls {
+			return nil, &llm.Error{Code: llm.ErrBadRequest, Message: fmt.Sprintf("the turn reached its cap of %d model calls", maxCalls)}
+		}
+		res.ModelCalls++
+		t0 := time.Now()
+		resp, err := m.Chat(ctx, req)
+		external += time.Since(t0)
+		if err != nil {
+			r.event(c.turn, "model_error", map[string]any{"model": m.Name(), "code": string(llm.CodeOf(err)), "message": err.Error()})
+			return nil, err
+		}
+		for _, tc := range resp.ToolCalls {
+			r.noteSecrets(tc.Name, tc.Args)
+		}
+		if len(resp.ToolCalls) == 0 && resp.Text != "" {
+			if b := DetectText(r.Registry, resp.Text); b != nil {
+				for _, cd := range b.Candidates {
+					r.noteSecrets(cd.Name, cd.Args)
+				}
+			}
+		}
+		res.ModelLatency += resp.Latency
+		res.Usage.PromptTokens += resp.Usage.PromptTokens
+		res.Usage.CompletionTokens += resp.Usage.CompletionTokens
+		r.record(Record{Type: RecSystem, Turn: c.turn, Event: "model_response", Text: resp.Text, Data: responseData(m, resp)})
+		return resp, nil
+	}
+
+	var dispatched map[string]bool = map[string]bool{}
+	for {
+		res.Model = model.Name()
+		resp, err := ask(model)
+		if err != nil {
+			if r.Fallback != nil && !res.Escalated && ctx.Err() == nil {
+				model, res.Escalated = r.Fallback, true
+				r.event(c.turn, "escalated", map[string]any{"to": model.Name(), "reason": "model_error"})
+				continue
+			}
+			res.Decision, res.Err = DecisionFailed, err
+			res.Reply = "The model could not be reached: " + err.Error()
+			return res, err
+		}
+		call, bail := r.judge(resp, dispatched)
+		if bail == nil {
+			if call == nil {
+				res.Decision = DecisionReplied
+				res.Reply = strings.TrimSpace(llm.StripNoise(resp.Text))
+				return res, nil
+			}
+			r.run(ctx, c.turn, res, call, DecisionDispatched, &external)
+			dispatched[callKey(call.Name, call.Args)] = true
+			c.summarize(ctx, res, req, resp, call, model, ask)
+			return res, nil
+		}
+		res.BailOuts = append(res.BailOuts, *bail)
+		r.event(c.turn, "bail_out", bailData(bail, model.Name()))
+		if r.Fallback != nil && !res.Escalated {
+			model, res.Escalated = r.Fallback, true
+			r.event(c.turn, "escalated", map[string]any{"to": model.Name(), "reason": string(bail.Code)})
+			continue
+		}
+		cand, why := r.salvageable(ctx, c.turn, bail)
+		if cand != nil {
+			r.event(c.turn, "salvaged", map[string]any{"code": string(bail.Code), "macro": cand.Name, "args": json.RawMessage(cand.Args)})
+			r.run(ctx, c.turn, res, cand, DecisionSalvaged, &external)
+			res.Reply = outcomeLine(res) + " (recovered from the model's " + strings.ReplaceAll(string(bail.Code), "_", " ") + ")"
+			return res, nil
+		}
+		{
+			r.event(c.turn, "halted", map[string]any{"code": string(bail.Code), "why": why})
+			res.Decision = DecisionBailedOut
+			res.Reply = haltMessage(bail, why)
+			if bail.Code == BailInvalidArguments && bail.Tool != "" {
+				res.Macro = bail.Tool
+				if len(bail.Candidates) > 0 {
+					res.Args = bail.Candidates[0].Args
+				}
+			}
+			return res, nil
+		}
+	}
+}
+
+// dryRunResult is a dry run's stand-in result.
+const dryRunResult = `{"dry_run":true}`
+
+// pendingCall is a validated call ready to dispatch.
+type pendingCall struct {
+	ID      string
+	Name    string
+	Args    json.RawMessage // normalised, as the model meant them
+	Repairs []Repair
+}
+
+func callKey(name string, args json.RawMessage) string {
+	var v any
+	_ = json.Unmarshal(args, &v)
+	b, _ := json.Marshal(v) // map keys sorted: the same call, the same key
+	return name + "\x00" + string(b)
+}
+
+// judge runs the bail-out detector over one model answer. It returns the
+// call to dispatch (nil for a plain reply) or the fire.
+func (r *Router) judge(resp *llm.Response, dispatched map[string]bool) (*pendingCall, *BailOut) {
+	if len(resp.ToolCalls) == 0 {
+		return nil, DetectText(r.Registry, resp.Text)
+	}
+	// One call per turn: a workflow of several macros is a composite macro.
+	tc := resp.ToolCalls[0]
+	m, ok := r.Registry.Lookup(tc.Name)
+	if !ok {
+		b := &BailOut{Code: BailUnknownTool, Tool: tc.Name, Detail: fmt.Sprintf("the model called %q, which is not a registered macro", tc.Name)}
+		if alias := r.aliasOf(tc.Name); alias != "" {
+			b.Candidates = []Candidate{{Name: alias, Args: tc.Args}}
+		}
+		return nil, b
+	}
+	args, repairs := m.NormalizeArgs(tc.Args)
+	if _, cerr := m.Validate(args); cerr != nil {
+		return nil, &BailOut{Code: BailInvalidArguments, Tool: m.Name, Detail: cerr.Error(), Candidates: []Candidate{{Name: m.Name, Args: args}}}
+	}
+	if dispatched[callKey(m.Name, args)] {
+		return nil, &BailOut{Code: BailRepeatedToolCall, Tool: m.Name, Detail: "the model asked for the same call again in this turn"}
+	}
+	return &pendingCall{ID: tc.ID, Name: m.Name, Args: args, Repairs: repairs}, nil
+}
+
+// aliasOf maps a misspelt tool name to a registered one only when the
+// difference is spelling, not meaning: case, separators, a "functions."
+// prefix. "TriagePullRequest" and "triage-pull-request" are
+// triage_pull_request; "triage_pr" is nothing.
+func (r *Router) aliasOf(name string) string {
+	norm := func(s string) string {
+		s = strings.TrimPrefix(strings.TrimPrefix(s, "functions."), "tools.")
+		var b strings.Builder
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if c == '_' || c == '-' || c == ' ' || c == '.' {
+				continue
+			}
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b.WriteByte(c)
+		}
+		return b.String()
+	}
+	want := norm(name)
+	found := ""
+	for _, m := range r.Registry.sorted {
+		if norm(m.Name) == want {
+			if found != "" {
+				return ""
+			}
+			found = m.Name
+		}
+	}
+	return found
+}
+
+// salvageable returns the one call a flagged answer can safely become, or
+// why not. Salvage needs exactly one registered macro with schema-valid
+// arguments, and a read macro or an approval.
+func (r *Router) salvageable(ctx context.Context, turn int, b *BailOut) (*pendingCall, string) {
+	switch b.Code {
+	case BailRepeatedToolCall, BailExplicitEscalation:
+		return nil, "nothing to salvage"
+	case BailInvalidArguments:
+		return nil, "the arguments do not fit the macro's schema"
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, c := range b.Candidates {
+		if !seen[c.Name] {
+			seen[c.Name] = true
+			names = append(names, c.Name)
+		}
+	}
+	if len(b.Candidates) == 0 {
+		return nil, "no call could be read from the answer"
+	}
+	if len(b.Candidates) > 1 {
+		return nil, fmt.Sprintf("the answer holds %d calls (%s); one turn runs one macro", len(b.Candidates), strings.Join(names, ", "))
+	}
+	cand := b.Candidates[0]
+	m, ok := r.Registry.Lookup(cand.Name)
+	if !ok {
+		if alias := r.aliasOf(cand.Name); alias != "" {
+			m, _ = r.Registry.Lookup(alias)
+		} else {
+			return nil, fmt.Sprintf("%q is not a registered macro", cand.Name)
+		}
+	}
+	args, repairs := m.NormalizeArgs(cand.Args)
+	if _, cerr := m.Validate(args); cerr != nil {
+		return nil, "the recovered arguments do not fit " + m.Name + ": " + cerr.Error()
+	}
+	if m.Risk != RiskRead {
+		if r.SalvageApprover == nil {
+			return nil, fmt.Sprintf("%s is risk %s; a call recovered from text only runs with an approval", m.Name, m.Risk)
+		}
+		okd, err := r.SalvageApprover(ctx, ApprovalRequest{Macro: m.Name, Intent: m.Intent, Args: redactRaw(args, secretValues(m, args)),
+			Reason: "recovered from the model's text (" + string(b.Code) + "), not a proper tool call"})
+		r.event(turn, "approval", map[string]any{"macro": m.Name, "approved": okd && err == nil, "for": "salvage"})
+		if err != nil || !okd {
+			return nil, "the recovered call to " + m.Name + " was not approved"
+		}
+	}
+	return &pendingCall{ID: "salvage", Name: m.Name, Args: args, Repairs: repairs}, ""
+}
+
+// run dispatches (or, in DryRun, validates and records) one call.
+func (r *Router) run(ctx context.Context, turn int, res *TurnResult, call *pendingCall, d Decision, external *time.Duration) {
+	res.Decision, res.Macro, res.Repairs = d, call.Name, call.Repairs
+	if len(call.Repairs) > 0 {
+		r.event(turn, "normalized", map[string]any{"macro": call.Name, "repairs": call.Repairs})
+	}
+	m, _ := r.Registry.Lookup(call.Name)
+	full, _ := m.Validate(call.Args)
+	res.Args = full
+	if r.DryRun || r.Dispatcher == nil {
+		r.event(turn, "dry_run", map[string]any{"macro": call.Name, "args": redactRaw(full, secretValues(m, full))})
+		res.Outcome = &Outcome{CallID: call.ID, Macro: call.Name, OK: true, Result: json.RawMessage(dryRunResult)}
+		return
+	}
+	t0 := time.Now()
+	res.Outcome = r.Dispatcher.Dispatch(ctx, Call{ID: call.ID, Name: call.Name, Args: call.Args, Turn: turn})
+	*external += time.Since(t0)
+}
+
+// summarize asks the model for a one-line summary of a successful call.
+// A failed call is never summarised by the model: its failure and evidence
+// are reported as they are.
+func (c *Conversation) summarize(ctx context.Context, res *TurnResult, req *llm.Request, resp *llm.Response, call *pendingCall, model llm.Model, ask func(llm.Model) (*llm.Response, error)) {
+	r := c.r
+	res.Reply = outcomeLine(res)
+	if r.NoSummary || r.DryRun || res.Outcome == nil || !res.Outcome.OK {
+		return
+	}
+	content := toolContent(res.Outcome)
+	id := call.ID
+	if id == "" {
+		id = "call_1"
+	}
+	req.Messages = append(req.Messages,
+		llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: []llm.ToolCall{{ID: id, Name: call.Name, Args: call.Args}}},
+		llm.Message{Role: llm.RoleTool, ToolCallID: id, Name: call.Name, Content: content},
+		llm.Message{Role: llm.RoleSystem, Content: summaryPrompt})
+	req.Tools = nil
+	req.Stream = r.Stream
+	sresp, err := ask(model)
+	if err != nil {
+		return // the outcome line stands
+	}
+	if len(sresp.ToolCalls) > 0 {
+		code := "chaining_refused"
+		if callKey(sresp.ToolCalls[0].Name, sresp.ToolCalls[0].Args) == callKey(call.Name, call.Args) {
+			code = string(BailRepeatedToolCall)
+		}
+		r.event(res.Turn, "ignored_call", map[string]any{"code": code, "tool": sresp.ToolCalls[0].Name})
+		return
+	}
+	text := strings.TrimSpace(llm.StripNoise(sresp.Text))
+	if text == "" || DetectText(r.Registry, text) != nil {
+		return
+	}
+	if i := strings.IndexByte(text, '\n'); i >= 0 {
+		text = strings.TrimSpace(text[:i])
+	}
+	res.Reply = text + "\n" + outcomeLine(res)
+}
+
+// toolContent renders an outcome for the model: the result and the
+// verification counts, bounded so a big result cannot flood a small
+// context.
+func toolContent(o *Outcome) string {
+	v := map[string]any{"ok": o.OK, "result": o.Result,
+		"checks": map[string]int{"passed": o.Verification.Passed, "failed": o.Verification.Failed, "unverifiable": o.Verification.Unverifiable}}
+	if o.Error != nil {
+		v["error"] = map[string]string{"code": string(o.Error.Code), "message": o.Error.Message}
+	}
+	b, _ := json.Marshal(v)
+	const max = 2000
+	if len(b) > max {
+		return string(b[:max]) + "…(truncated)"
+	}
+	return string(b)
+}
+
+// outcomeLine states what happened, from the outcome alone.
+func outcomeLine(res *TurnResult) string {
+	o := res.Outcome
+	switch {
+	case o == nil:
+		return ""
+	case o.Error != nil:
+		return fmt.Sprintf("%s failed: %s", res.Macro, o.Error.Error())
+	case string(o.Result) == dryRunResult:
+		return fmt.Sprintf("%s: arguments valid (dry run: nothing ran).", res.Macro)
+	default:
+		v := o.Verification
+		line := fmt.Sprintf("%s ran: %d check(s) passed", res.Macro, v.Passed)
+		if v.Unverifiable > 0 {
+			line += fmt.Sprintf(", %d could not be checked", v.Unverifiable)
+		}
+		return line + "."
+	}
+}
+
+func haltMessage(b *BailOut, why string) string {
+	switch b.Code {
+	case BailInvalidArguments:
+		return fmt.Sprintf("I picked %s but could not fill its arguments: %s. Nothing ran; please say the missing or wrong values.", b.Tool, b.Detail)
+	case BailUnknownTool:
+		return fmt.Sprintf("The model asked for %q, which does not exist here; nothing ran.", b.Tool)
+	}
+	return fmt.Sprintf("The model's answer could not be run safely (%s: %s; %s). Nothing ran.", b.Code, b.Detail, why)
+}
+
+func bailData(b *BailOut, model string) map[string]any {
+	d := map[string]any{"code": string(b.Code), "detail": b.Detail, "model": model}
+	if b.Tool != "" {
+		d["tool"] = b.Tool
+	}
+	if len(b.Candidates) > 0 {
+		d["candidates"] = b.Candidates
+	}
+	return d
+}
+
+func responseData(m llm.Model, resp *llm.Response) map[string]any {
+	d := map[string]any{"model": m.Name(), "latency_ms": resp.Latency.Milliseconds(), "mode": string(resp.Mode),
+		"prompt_tokens": resp.Usage.PromptTokens, "completion_tokens": resp.Usage.CompletionTokens}
+	if len(resp.ToolCalls) > 0 {
+		d["tool_calls"] = resp.ToolCalls
+	}
+	return d
+}
+
+// messages builds the prompt: system, recent history, the request.
+func (c *Conversation) messages(request string) []llm.Message {
+	sys := c.r.System
+	if sys == "" {
+		sys = SystemPrompt
+	}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: sys}}
+	msgs = append(msgs, c.history...)
+	return append(msgs, llm.Message{Role: llm.RoleUser, Content: request})
+}
+
+// remember keeps the last History messages of plain text: enough context
+// for "and for Bob?", without old tool traffic confusing a small model.
+func (c *Conversation) remember(request, reply string) {
+	n := c.r.History
+	if n == 0 {
+		n = DefaultHistory
+	}
+	if n < 0 {
+		return
+	}
+	c.history = append(c.history, llm.Message{Role: llm.RoleUser, Content: request})
+	if reply != "" {
+		c.history = append(c.history, llm.Message{Role: llm.RoleAssistant, Content: reply})
+	}
+	if len(c.history) > n {
+		c.history = append([]llm.Message(nil), c.history[len(c.history)-n:]...)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// errNoModel is returned by Turn when the router has no model or registry.
+var errNoModel = errors.New("router: no model or registry configured")
+
+// noteSecrets tells the session log the secret values in a call's
+// arguments before anything that carries them is recorded.
+func (r *Router) noteSecrets(name string, args json.RawMessage) {
+	l := r.log()
+	if l == nil {
+		return
+	}
+	m, ok := r.Registry.Lookup(name)
+	if !ok {
+		if alias := r.aliasOf(name); alias != "" {
+			m, ok = r.Registry.Lookup(alias)
+		}
+	}
+	if !ok {
+		return
+	}
+	norm, _ := m.NormalizeArgs(args)
+	for _, s := range secretValues(m, norm) {
+		l.AddSecret(s)
+	}
+	for _, s := range secretValues(m, args) {
+		l.AddSecret(s)
+	}
+}

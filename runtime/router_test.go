@@ -1,0 +1,347 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macrokit/macrokit-go/llm"
+)
+
+// funcModel answers with a function of the request: the router's logic is
+// under test here; the adapters have their own protocol-level tests.
+type funcModel struct {
+	name  string
+	fn    func(req *llm.Request) (*llm.Response, error)
+	calls int
+}
+
+func (m *funcModel) Name() string { return m.name }
+func (m *funcModel) Chat(_ context.Context, req *llm.Request) (*llm.Response, error) {
+	m.calls++
+	return m.fn(req)
+}
+
+// answers returns a model that gives the responses in order, then repeats
+// a summary line.
+func answers(name string, rs ...*llm.Response) *funcModel {
+	i := 0
+	return &funcModel{name: name, fn: func(req *llm.Request) (*llm.Response, error) {
+		if i < len(rs) {
+			i++
+			return rs[i-1], nil
+		}
+		return &llm.Response{Text: "done."}, nil
+	}}
+}
+
+func native(name, args string) *llm.Response {
+	return &llm.Response{ToolCalls: []llm.ToolCall{{ID: "c1", Name: name, Args: json.RawMessage(args)}}}
+}
+
+func text(s string) *llm.Response { return &llm.Response{Text: s} }
+
+func routerRegistry(t *testing.T) *Registry {
+	t.Helper()
+	r := testRegistry(t, "http://127.0.0.1:1")
+	more := []*Macro{
+		{Name: "add_customer", Intent: "add a customer", Risk: RiskAct, Params: json.RawMessage(`{"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1},"vip":{"type":"boolean","default":false},"seats":{"type":"integer","minimum":1,"default":1},"tags":{"type":"array","items":{"type":"string"}}}}`),
+			Handler: func(ctx context.Context, x *Exec, args json.RawMessage) (any, error) {
+				return json.RawMessage(args), nil
+			}},
+		{Name: "login", Intent: "log in", Risk: RiskAct, Secrets: []string{"password"}, Params: json.RawMessage(`{"type":"object","required":["user","password"],"properties":{"user":{"type":"string"},"password":{"type":"string"}}}`),
+			Handler: func(ctx context.Context, x *Exec, args json.RawMessage) (any, error) {
+				return map[string]bool{"ok": true}, nil
+			}},
+	}
+	ms := append(r.List(), more...)
+	reg, err := NewRegistry(ms...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+func newRouter(t *testing.T, m llm.Model) (*Router, *SessionLog, string) {
+	t.Helper()
+	reg := routerRegistry(t)
+	dir := t.TempDir()
+	log, err := OpenSessionLog(dir, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	return &Router{Registry: reg, Model: m, Dispatcher: &Dispatcher{Registry: reg, Log: log}}, log, dir
+}
+
+func TestRouterTurns(t *testing.T) {
+	cases := []struct {
+		name     string
+		model    *funcModel
+		approve  Approver
+		want     Decision
+		macro    string
+		bail     []BailOutCode
+		ran      bool
+		wantArgs string // a substring of the dispatched args
+	}{
+		{name: "native call runs and is summarised", model: answers("m", native("greet", `{"name":"Ada"}`), text("Greeted Ada.")),
+			want: DecisionDispatched, macro: "greet", ran: true, wantArgs: `"tier":"free"`},
+		{name: "plain reply", model: answers("m", text("<think>hmm</think>I can't do that.")), want: DecisionReplied},
+		{name: "repairs before validation", model: answers("m", native("add_customer", `{"name":"Ada","vip":"true","seats":"3","tags":"[\"a\"]","note":null}`)),
+			want: DecisionDispatched, macro: "add_customer", ran: true, wantArgs: `"seats":3`},
+		{name: "invalid arguments halt", model: answers("m", native("greet", `{"name":"","count":0}`)),
+			want: DecisionBailedOut, macro: "greet", bail: []BailOutCode{BailInvalidArguments}},
+		{name: "unknown tool halts", model: answers("m", native("make_coffee", `{}`)), want: DecisionBailedOut, bail: []BailOutCode{BailUnknownTool}},
+		{name: "misspelt tool name is salvaged when read", model: answers("m", native("Greet", `{"name":"Ada"}`)),
+			want: DecisionSalvaged, macro: "greet", bail: []BailOutCode{BailUnknownTool}, ran: true},
+		{name: "json in text is salvaged for a read macro", model: answers("m", text(`{"name": "greet", "parameters": {"name": "Ada", "count": <nil>}}`)),
+			want: DecisionSalvaged, macro: "greet", bail: []BailOutCode{BailToolCallAsText}, ran: true},
+		{name: "json in text for an act macro halts without approval", model: answers("m", text("```json\n{\"name\": \"add_customer\", \"arguments\": {\"name\": \"Ada\"}}\n```")),
+			want: DecisionBailedOut, bail: []BailOutCode{BailToolCallAsText}},
+		{name: "json in text for an act macro runs with approval", model: answers("m", text(`{"name": "add_customer", "arguments": {"name": "Ada"}}`)),
+			approve: AlwaysApprove, want: DecisionSalvaged, macro: "add_customer", bail: []BailOutCode{BailToolCallAsText}, ran: true},
+		{name: "two calls in text halt", model: answers("m", text(`[{"name":"greet","arguments":{"name":"A"}},{"name":"greet","arguments":{"name":"B"}}]`)),
+			want: DecisionBailedOut, bail: []BailOutCode{BailToolCallAsText}},
+		{name: "text call with bad args halts", model: answers("m", text(`{"name": "greet", "parameters": {"name": "<nil>"}}`)),
+			want: DecisionBailedOut, bail: []BailOutCode{BailToolCallAsText}},
+		{name: "prose tool call is salvaged for a read macro", model: answers("m", text("I will call `greet` with name=Ada and tier=pro.")),
+			want: DecisionSalvaged, macro: "greet", bail: []BailOutCode{BailProseToolCall}, ran: true, wantArgs: `"tier":"pro"`},
+		{name: "function syntax in text", model: answers("m", text(`greet(name="Ada", count=2)`)),
+			want: DecisionSalvaged, macro: "greet", bail: []BailOutCode{BailToolCallAsText}, ran: true, wantArgs: `"count":2`},
+		{name: "mentioning a macro without arguments is a reply", model: answers("m", text("I can run greet for you if you tell me a name.")), want: DecisionReplied},
+		{name: "dangerous macro needs the dispatcher's approval", model: answers("m", native("wipe", `{}`)), want: DecisionDispatched, macro: "wipe", ran: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, _, _ := newRouter(t, tc.model)
+			r.SalvageApprover = tc.approve
+			res, err := r.NewConversation().Turn(context.Background(), "a request")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Decision != tc.want || res.Macro != tc.macro {
+				t.Fatalf("decision %s macro %q, want %s %q (reply %q, bail-outs %+v)", res.Decision, res.Macro, tc.want, tc.macro, res.Reply, res.BailOuts)
+			}
+			var codes []BailOutCode
+			for _, b := range res.BailOuts {
+				codes = append(codes, b.Code)
+			}
+			if fmt.Sprint(codes) != fmt.Sprint(tc.bail) {
+				t.Errorf("bail-outs %v, want %v", codes, tc.bail)
+			}
+			if res.Dispatched() != tc.ran {
+				t.Errorf("dispatched=%v, want %v", res.Dispatched(), tc.ran)
+			}
+			if tc.wantArgs != "" && !strings.Contains(string(res.Args), tc.wantArgs) {
+				t.Errorf("args %s, want them to contain %s", res.Args, tc.wantArgs)
+			}
+			if res.Reply == "" {
+				t.Error("empty reply")
+			}
+		})
+	}
+}
+
+func TestRouterDangerousRefusedWithoutApprover(t *testing.T) {
+	r, _, _ := newRouter(t, answers("m", native("wipe", `{}`)))
+	res, _ := r.NewConversation().Turn(context.Background(), "wipe it all")
+	if res.Outcome == nil || res.Outcome.OK || res.Outcome.Error.Code != CodeApprovalRequired {
+		t.Fatalf("outcome %+v, want approval_required", res.Outcome)
+	}
+	if !strings.Contains(res.Reply, "approval") {
+		t.Errorf("reply %q does not say why", res.Reply)
+	}
+}
+
+func TestRouterEscalation(t *testing.T) {
+	t.Run("fire escalates to the fallback", func(t *testing.T) {
+		primary := answers("small", text(`{"name":"greet","arguments":{"name":"Ada"}}`))
+		strong := answers("big", native("greet", `{"name":"Ada"}`), text("ok"))
+		r, _, _ := newRouter(t, primary)
+		r.Fallback = strong
+		res, _ := r.NewConversation().Turn(context.Background(), "greet Ada")
+		if !res.Escalated || res.Decision != DecisionDispatched || res.Model != "big" {
+			t.Fatalf("got %+v", res)
+		}
+	})
+	t.Run("model error escalates", func(t *testing.T) {
+		primary := &funcModel{name: "small", fn: func(*llm.Request) (*llm.Response, error) {
+			return nil, &llm.Error{Code: llm.ErrNetwork, Message: "down"}
+		}}
+		r, _, _ := newRouter(t, primary)
+		r.Fallback = answers("big", text("hello"))
+		res, err := r.NewConversation().Turn(context.Background(), "hi")
+		if err != nil || res.Decision != DecisionReplied || !res.Escalated {
+			t.Fatalf("got %+v, %v", res, err)
+		}
+	})
+	t.Run("model error without fallback fails the turn", func(t *testing.T) {
+		primary := &funcModel{name: "small", fn: func(*llm.Request) (*llm.Response, error) {
+			return nil, &llm.Error{Code: llm.ErrAuthFailed, Message: "bad key"}
+		}}
+		r, _, _ := newRouter(t, primary)
+		res, err := r.NewConversation().Turn(context.Background(), "hi")
+		if err == nil || res.Decision != DecisionFailed || llm.CodeOf(err) != llm.ErrAuthFailed {
+			t.Fatalf("got %+v, %v", res, err)
+		}
+	})
+	t.Run("user asks for a stronger model", func(t *testing.T) {
+		primary := answers("small", text("no"))
+		r, _, _ := newRouter(t, primary)
+		res, _ := r.NewConversation().Turn(context.Background(), "please use a stronger model for this")
+		if res.Decision != DecisionBailedOut || primary.calls != 0 || res.BailOuts[0].Code != BailExplicitEscalation {
+			t.Fatalf("got %+v (primary calls %d)", res, primary.calls)
+		}
+		r.Fallback = answers("big", text("sure"))
+		res, _ = r.NewConversation().Turn(context.Background(), "please use a stronger model for this")
+		if res.Decision != DecisionReplied || res.Model != "big" {
+			t.Fatalf("got %+v", res)
+		}
+	})
+}
+
+func TestRouterSummaryCannotChain(t *testing.T) {
+	m := answers("m", native("greet", `{"name":"Ada"}`), native("greet", `{"name":"Ada"}`))
+	r, _, dir := newRouter(t, m)
+	res, _ := r.NewConversation().Turn(context.Background(), "greet Ada")
+	if res.Decision != DecisionDispatched || m.calls != 2 {
+		t.Fatalf("got %+v after %d model calls", res, m.calls)
+	}
+	if !strings.HasPrefix(res.Reply, "greet ran") {
+		t.Errorf("reply %q, want the outcome line", res.Reply)
+	}
+	recs := readLog(t, dir)
+	if !hasEvent(recs, "ignored_call") {
+		t.Error("the ignored second call is not in the session log")
+	}
+	calls := 0
+	for _, rec := range recs {
+		if rec.Type == RecToolCall {
+			calls++
+		}
+	}
+	if calls != 1 {
+		t.Errorf("%d tool calls logged, want 1", calls)
+	}
+}
+
+func TestRouterFailedCallIsNotSummarisedByTheModel(t *testing.T) {
+	m := answers("m", native("fetch_status", `{}`), text("All good!"))
+	r, _, _ := newRouter(t, m)
+	res, _ := r.NewConversation().Turn(context.Background(), "status")
+	if res.Outcome == nil || res.Outcome.OK {
+		t.Fatalf("outcome %+v, want a failure (no server)", res.Outcome)
+	}
+	if strings.Contains(res.Reply, "All good") || m.calls != 1 {
+		t.Errorf("reply %q after %d model calls: a failure must not be summarised by the model", res.Reply, m.calls)
+	}
+}
+
+func TestRouterLogsAndRedacts(t *testing.T) {
+	m := answers("m", text(`{"name":"login","arguments":{"user":"ada","password":"hunter2-secret"}}`))
+	r, log, dir := newRouter(t, m)
+	r.SalvageApprover = AlwaysApprove
+	res, _ := r.NewConversation().Turn(context.Background(), "log me in")
+	if res.Decision != DecisionSalvaged {
+		t.Fatalf("got %+v", res)
+	}
+	log.Close()
+	data := readRaw(t, dir)
+	if bytes.Contains(data, []byte("hunter2-secret")) {
+		t.Fatalf("the secret reached the session log:\n%s", data)
+	}
+	for _, ev := range []string{"catalog", "model_response", "bail_out", "approval", "salvaged", "turn_done"} {
+		if !hasEvent(readLog(t, dir), ev) {
+			t.Errorf("no %s event in the session log", ev)
+		}
+	}
+}
+
+func TestRouterHistory(t *testing.T) {
+	var seen [][]llm.Message
+	m := &funcModel{name: "m", fn: func(req *llm.Request) (*llm.Response, error) {
+		seen = append(seen, req.Messages)
+		return text("reply"), nil
+	}}
+	r, _, _ := newRouter(t, m)
+	r.History = 2
+	conv := r.NewConversation()
+	for _, q := range []string{"one", "two", "three"} {
+		if _, err := conv.Turn(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last := seen[2]
+	if len(last) != 4 || last[1].Content != "two" || last[2].Content != "reply" || last[3].Content != "three" {
+		t.Fatalf("third turn's messages: %+v", last)
+	}
+}
+
+func TestRouterCatalogRetrieval(t *testing.T) {
+	var offered []string
+	m := &funcModel{name: "m", fn: func(req *llm.Request) (*llm.Response, error) {
+		offered = offered[:0]
+		for _, tl := range req.Tools {
+			offered = append(offered, tl.Name)
+		}
+		return text("ok"), nil
+	}}
+	r, _, _ := newRouter(t, m)
+	r.CatalogThreshold, r.TopK = 2, 2
+	res, _ := r.NewConversation().Turn(context.Background(), "greet someone called Ada")
+	if len(offered) != 2 || offered[0] != "greet" {
+		t.Fatalf("offered %v, want greet first of 2", offered)
+	}
+	if res.Catalog.Size != 6 || res.Catalog.Tokens <= 0 {
+		t.Errorf("catalog info %+v", res.Catalog)
+	}
+}
+
+func TestRouterDryRun(t *testing.T) {
+	r, _, _ := newRouter(t, answers("m", native("wipe", `{}`)))
+	r.DryRun = true
+	res, _ := r.NewConversation().Turn(context.Background(), "wipe")
+	if res.Outcome == nil || !res.Outcome.OK || !strings.Contains(string(res.Outcome.Result), "dry_run") {
+		t.Fatalf("got %+v", res.Outcome)
+	}
+}
+
+func readRaw(t *testing.T, dir string) []byte {
+	t.Helper()
+	var all []byte
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err == nil {
+			all = append(all, b...)
+		}
+	}
+	return all
+}
+
+func readLog(t *testing.T, dir string) []Record {
+	t.Helper()
+	var recs []Record
+	for _, line := range bytes.Split(readRaw(t, dir), []byte("\n")) {
+		var r Record
+		if json.Unmarshal(line, &r) == nil {
+			recs = append(recs, r)
+		}
+	}
+	return recs
+}
+
+func hasEvent(recs []Record, name string) bool {
+	for _, r := range recs {
+		if r.Event == name {
+			return true
+		}
+	}
+	return false
+}
