@@ -118,7 +118,8 @@ type Router struct {
 	NoSummary bool
 	// DryRun validates calls and records them without running handlers.
 	DryRun bool
-	// Stream receives the summary's text deltas as they arrive.
+	// Stream, when set, makes every model request of a turn a streamed one
+	// and receives the summary's text deltas as they arrive.
 	Stream func(delta string)
 
 	once    sync.Once
@@ -242,6 +243,12 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 	r.event(c.turn, "catalog", map[string]any{"size": info.Size, "offered": info.Offered, "tokens": info.Tokens})
 	msgs := c.messages(request)
 	req := &llm.Request{Messages: msgs, Tools: toolSpecs(offered), Temperature: ptr(0.0)}
+	if r.Stream != nil {
+		// Streamed on the wire (slow local models keep the connection
+		// alive), but the route's text is not shown: it may turn out to be
+		// a flagged call.
+		req.Stream = func(string) {}
+	}
 
 	ask := func(m llm.Model) (*llm.Response, error) {
 		if res.ModelCalls >= maxCalls {
@@ -283,7 +290,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 				continue
 			}
 			res.Decision, res.Err = DecisionFailed, err
-			res.Reply = "The model could not be reached: " + err.Error()
+			res.Reply = "No answer from the model (" + err.Error() + "); nothing ran."
 			return res, err
 		}
 		call, bail := r.judge(resp, dispatched)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/macrokit/macrokit-go/llm"
+	"github.com/macrokit/macrokit-go/llm/llmtest"
 )
 
 // funcModel answers with a function of the request: the router's logic is
@@ -344,4 +345,41 @@ func hasEvent(recs []Record, name string) bool {
 		}
 	}
 	return false
+}
+
+// TestRouterOverTheWire runs a turn through the OpenAI-compatible adapter
+// against a protocol-level server, streaming: the route comes back as
+// fragmented tool-call deltas, the summary as text deltas.
+func TestRouterOverTheWire(t *testing.T) {
+	for _, style := range []llmtest.StreamStyle{llmtest.StreamOpenAI, llmtest.StreamOllama} {
+		t.Run(fmt.Sprint(style), func(t *testing.T) {
+			srv := llmtest.New(t, llmtest.Handle(func(r llmtest.Request) llmtest.Reply {
+				if len(r.Tools) == 0 {
+					return llmtest.Reply{Text: "Greeted Ada as a pro.", Style: style}
+				}
+				return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "greet", Arguments: `{"name":"Ada","tier":"pro"}`}}, Style: style, Fragments: 4}
+			}))
+			m, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: srv.URL(), Model: "tiny"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, _, _ := newRouter(t, m)
+			var deltas []string
+			r.Stream = func(d string) { deltas = append(deltas, d) }
+			res, err := r.NewConversation().Turn(context.Background(), "greet Ada, pro tier")
+			if err != nil || res.Decision != DecisionDispatched || !res.Outcome.OK {
+				t.Fatalf("got %+v, %v", res, err)
+			}
+			if !strings.Contains(string(res.Outcome.Result), "hello Ada (pro)") || !strings.HasPrefix(res.Reply, "Greeted Ada as a pro.") {
+				t.Errorf("result %s, reply %q", res.Outcome.Result, res.Reply)
+			}
+			if strings.Join(deltas, "") != "Greeted Ada as a pro." {
+				t.Errorf("streamed %q", deltas)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 2 || !reqs[0].Stream || !reqs[1].Stream {
+				t.Errorf("%d requests, want 2 streamed ones", len(reqs))
+			}
+		})
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/generated"
 	"github.com/macrokit/macrokit-go/internal/demosite"
+	"github.com/macrokit/macrokit-go/internal/ghprim"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/app"
 	"github.com/urfave/cli/v2"
@@ -21,6 +22,10 @@ var Version = "v0.1.0-dev"
 // DemoAddr is where `macrokit demo serve` listens by default; the reference
 // macros read it as {{ env.DEMO_URL }} when DEMO_URL is unset.
 const DemoAddr = "127.0.0.1:8451"
+
+// GitHubAPIURL is what the GitHub macros (macros.d/github) read as
+// {{ env.GITHUB_API_URL }} when GITHUB_API_URL is unset.
+const GitHubAPIURL = "https://api.github.com"
 
 // Run is the whole CLI: it parses args (args[0] is the program name), runs
 // the command and returns the exit code (0 ok, 1 failure or diff, 2 usage).
@@ -40,8 +45,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Name:        "macrokit",
 		Version:     Version,
 		Registry:    reg,
-		EnvDefaults: map[string]string{"DEMO_URL": "http://" + DemoAddr},
+		Primitives:  ghprim.Primitives(ghprim.Options{}),
+		EnvDefaults: map[string]string{"DEMO_URL": "http://" + DemoAddr, "GITHUB_API_URL": GitHubAPIURL},
 		Getenv:      getenv,
+		Playbooks:   embeddedPlaybooks(),
 	}
 	demo := demoCommand()
 	demo.Subcommands = append(demo.Subcommands, demoRunCommand(cfg))
@@ -52,6 +59,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		schemaCommand(),
 		app.ListCommand(cfg),
 		app.RunCommand(cfg),
+		app.AskCommand(cfg),
+		app.ChatCommand(cfg),
+		evalCommand(cfg),
 		demo,
 		app.VersionCommand(cfg),
 	}

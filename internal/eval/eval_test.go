@@ -1,0 +1,122 @@
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/macrokit/macrokit-go/generated"
+	"github.com/macrokit/macrokit-go/runtime"
+)
+
+const benchDir = "../../../shared/data/macrokit-bench"
+
+func TestScore(t *testing.T) {
+	task := Task{ID: "T", Expected: Expectation{Tool: "a", Args: map[string]any{"n": json.Number("5"), "s": "x"}},
+		Alternative: &Expectation{Tool: "b", Args: map[string]any{"n": json.Number("5")}}}
+	none := Task{ID: "N"}
+	cases := []struct {
+		name   string
+		task   Task
+		routed string
+		args   string
+		want   Points
+	}{
+		{"full", task, "a", `{"n":5,"s":"x","extra":1}`, Points{1, 1, VerdictFull}},
+		{"number by value", task, "a", `{"n":5.0,"s":"x"}`, Points{1, 1, VerdictFull}},
+		{"string is not a number", task, "a", `{"n":"5","s":"x"}`, Points{1, 0, VerdictToolOnly}},
+		{"missing key", task, "a", `{"n":5}`, Points{1, 0, VerdictToolOnly}},
+		{"alternative", task, "b", `{"n":5}`, Points{0.5, 1, VerdictHalf}},
+		{"alternative bad args", task, "b", `{"n":6}`, Points{0.5, 0, VerdictHalf}},
+		{"wrong tool", task, "c", `{"n":5,"s":"x"}`, Points{0, 0, VerdictMiss}},
+		{"nothing", task, "", ``, Points{0, 0, VerdictMiss}},
+		{"no tool expected, none routed", none, "", ``, Points{1, 1, VerdictFull}},
+		{"no tool expected, one routed", none, "a", `{}`, Points{0, 0, VerdictMiss}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Score(tc.task, tc.routed, json.RawMessage(tc.args)); got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestReplayUpstreamRuns re-scores the four recorded upstream runs through
+// today's parser, detector, salvage and validation: the score must never
+// be lower than upstream's, and salvage must never run a wrong act or
+// dangerous macro.
+func TestReplayUpstreamRuns(t *testing.T) {
+	runs, _ := filepath.Glob(filepath.Join(benchDir, "runs", "*.jsonl"))
+	taskFiles, _ := filepath.Glob(filepath.Join(benchDir, "tasks", "*.jsonl"))
+	if len(runs) == 0 || len(taskFiles) == 0 {
+		if _, err := os.Stat(benchDir); os.IsNotExist(err) {
+			t.Skip("benchmark data not present")
+		}
+		t.Fatal("no runs or tasks in the benchmark data")
+	}
+	tasks, err := LoadTasks(taskFiles...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks) != 100 {
+		t.Fatalf("%d tasks, want 100", len(tasks))
+	}
+	reg, err := generated.Registry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range runs {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			if !IsUpstreamRun(path) {
+				t.Fatal("not recognised as an upstream run")
+			}
+			run, err := LoadUpstreamRun(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &runtime.Router{Registry: reg, Model: run.Model(), DryRun: true, NoSummary: true, History: -1}
+			rep, err := Run(context.Background(), r, tasks, Options{Upstream: run})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Points < run.Score {
+				t.Errorf("score %.1f points, lower than upstream's %.1f", rep.Points, run.Score)
+			}
+			if n := rep.WrongBySalvage[runtime.RiskAct] + rep.WrongBySalvage[runtime.RiskDangerous]; n != 0 {
+				t.Errorf("%d wrong act/dangerous dispatches by salvage", n)
+			}
+			for _, res := range rep.Results {
+				if res.Decision == runtime.DecisionSalvaged {
+					if m, _ := reg.Lookup(res.Dispatched); m.Risk != runtime.RiskRead {
+						t.Errorf("%s: salvaged a %s macro (%s) without approval", res.Task.ID, m.Risk, m.Name)
+					}
+				}
+				if res.Error != "" {
+					t.Errorf("%s: %s", res.Task.ID, res.Error)
+				}
+			}
+			t.Logf("%s: ours %.2f%% (dispatched-only %.2f%%), upstream %.2f%%, bail-outs %v, salvaged %d, wrong dispatches %d",
+				run.ModelID, rep.Percent, rep.Strict, rep.Upstream, rep.BailOuts, rep.Salvaged, rep.WrongDispatches)
+		})
+	}
+}
+
+func TestLoadTasksErrors(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "t.jsonl")
+	_ = os.WriteFile(p, []byte("{\"id\":\"A\",\"prompt\":\"x\",\"expected\":{\"tool\":null}}\n\nnot json\n{\"id\":\"A\",\"prompt\":\"y\"}\n{\"prompt\":\"z\"}\n"), 0o644)
+	_, err := LoadTasks(p)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"t.jsonl:3:", "t.jsonl:4: task A already defined at", "t.jsonl:5: task without an id"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+}
+
