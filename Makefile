@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    ?= ./...
 BIN     ?= bin
 
-.PHONY: all build test test-short bench lint fmt demo clean chromium
+.PHONY: all build test test-short bench bench-router lint fmt demo clean chromium
 
 all: build
 
@@ -36,6 +36,10 @@ lint:
 ## fmt: rewrite files with gofmt
 fmt:
 	gofmt -w $$(git ls-files '*.go')
+
+## bench-router: catalog retrieval and router overhead, without a model
+bench-router:
+	$(GO) test ./runtime -run '^$$' -bench 'Catalog|RouterOverhead' -benchmem
 
 ## bench: engine benchmarks against a Playwright baseline, printed as ratios
 bench:

@@ -119,4 +119,3 @@ func TestLoadTasksErrors(t *testing.T) {
 		}
 	}
 }
-
