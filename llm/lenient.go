@@ -38,8 +38,8 @@ func StripNoise(text string) string {
 func ExtractObject(text string) (map[string]any, error) {
 	text = StripNoise(text)
 	for start := strings.IndexByte(text, '{'); start >= 0; {
-		cand, ok := balanced(text[start:])
-		if ok {
+		cand, ok := Balanced(text[start:])
+		if ok && cand[len(cand)-1] == '}' {
 			if obj, err := decodeObject(cand); err == nil {
 				return obj, nil
 			}
@@ -69,9 +69,16 @@ func decodeObject(s string) (map[string]any, error) {
 	return obj, nil
 }
 
-// balanced returns the prefix of s (which starts with '{') up to its
-// matching '}', honouring single- and double-quoted strings.
-func balanced(s string) (string, bool) {
+// Balanced returns the prefix of s — which starts with '{', '[' or '(' — up
+// to the bracket that closes it, honouring single- and double-quoted
+// strings (and their backslash escapes). ok is false when s does not start
+// with an opening bracket or it is never closed; brackets are counted
+// without checking that their kinds pair up, as weak models' almost-JSON
+// needs.
+func Balanced(s string) (prefix string, ok bool) {
+	if s == "" || (s[0] != '{' && s[0] != '[' && s[0] != '(') {
+		return "", false
+	}
 	depth := 0
 	var quote byte
 	for i := 0; i < len(s); i++ {
@@ -88,15 +95,12 @@ func balanced(s string) (string, bool) {
 		switch c {
 		case '"', '\'':
 			quote = c
-		case '{', '[':
+		case '{', '[', '(':
 			depth++
-		case '}', ']':
+		case '}', ']', ')':
 			depth--
 			if depth == 0 {
-				return s[:i+1], c == '}'
-			}
-			if depth < 0 {
-				return "", false
+				return s[:i+1], true
 			}
 		}
 	}

@@ -111,7 +111,7 @@ func textCalls(reg *Registry, text string) (calls []Candidate, shaped bool) {
 		if text[i] != '{' && text[i] != '[' {
 			continue
 		}
-		frag, ok := balancedAny(text[i:])
+		frag, ok := llm.Balanced(text[i:])
 		if !ok {
 			if looksLikeCallShape(text[i:]) {
 				shaped = true // a call the model did not finish writing
@@ -233,65 +233,13 @@ func decodeLenient(s string) (any, error) {
 	return nil, llm.ErrNoJSON
 }
 
-// balancedAny returns the prefix of s (starting with { or [) up to its
-// matching bracket, honouring quoted strings.
-func balancedAny(s string) (string, bool) {
-	depth := 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if quote != 0 {
-			switch c {
-			case '\\':
-				i++
-			case quote:
-				quote = 0
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			quote = c
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return s[:i+1], true
-			}
-		}
-	}
-	return "", false
-}
-
 // parenBody returns what is inside the parenthesis that starts s.
 func parenBody(s string) (string, bool) {
-	depth := 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if quote != 0 {
-			switch c {
-			case '\\':
-				i++
-			case quote:
-				quote = 0
-			}
-			continue
-		}
-		switch c {
-		case '"', '\'':
-			quote = c
-		case '(', '{', '[':
-			depth++
-		case ')', '}', ']':
-			depth--
-			if depth == 0 {
-				return s[1:i], c == ')'
-			}
-		}
+	p, ok := llm.Balanced(s)
+	if !ok || p[len(p)-1] != ')' {
+		return "", false
 	}
-	return "", false
+	return p[1 : len(p)-1], true
 }
 
 var kwArgRE = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*[=:]\s*`)
