@@ -2,42 +2,42 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/macrokit/macrokit-go/internal/demosite"
+	"github.com/macrokit/macrokit-go/llm"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/app"
 	"github.com/urfave/cli/v2"
 )
 
-// demoCall is one macro call of the demo script.
-type demoCall struct {
-	say    string // what a user would have said
-	macro  string
-	args   string
-	inject string // site-wide fault mode for this call
+// demoTurn is one user turn of the demo conversation.
+type demoTurn struct {
+	say    string // what the user types
+	inject string // site-wide fault mode for this turn
 }
 
-// demoScript is what `macrokit demo run` does: real macros against the
-// embedded site in headless Chromium, then the same add under a fake
-// success, which verification must report as failed.
-var demoScript = []demoCall{
-	{say: "add Ada Lovelace, ada@example.com, as a pro customer", macro: "add_customer", args: `{"name":"Ada Lovelace","email":"ada@example.com","tier":"pro"}`},
-	{say: "find ada", macro: "find_customer", args: `{"query":"ada"}`},
-	{say: "how many orders are pending?", macro: "list_orders", args: `{"status":"pending"}`},
-	{say: "add Grace Hopper, grace@navy.example (the site fakes success)", macro: "add_customer", args: `{"name":"Grace Hopper","email":"grace@navy.example"}`, inject: "fakeSuccess"},
+// demoScript is what `macrokit demo run` does: a short conversation routed
+// by the scripted model to the reference macros, run against the embedded
+// site in headless Chromium — then an add while the site fakes success,
+// which verification must report as failed.
+var demoScript = []demoTurn{
+	{say: "add Ada Lovelace (ada@example.com) as a pro customer"},
+	{say: "find ada"},
+	{say: "how many orders are pending?"},
+	{say: "add Grace Hopper (grace@navy.example) as a free customer", inject: "fakeSuccess"},
 }
 
 func demoRunCommand(cfg *app.Config) *cli.Command {
 	return &cli.Command{
 		Name:  "run",
-		Usage: "start the demo site in-process and run the reference macros against it in headless Chromium",
+		Usage: "start the demo site in-process and route a short conversation through the scripted model to the reference macros, in headless Chromium",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "session-dir", Value: runtime.DefaultSessionDir, Usage: "where the session log goes (empty: none)"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print every step's evidence"},
 		}, app.BrowserFlags()...),
 		Action: func(c *cli.Context) error {
 			ctx := c.Context
@@ -54,7 +54,14 @@ func demoRunCommand(cfg *app.Config) *cli.Command {
 				_ = srv.Shutdown(sctx)
 			}()
 			url := "http://" + ln.Addr().String()
-			fmt.Fprintf(c.App.Writer, "demo site: %s\n\n", url)
+			fmt.Fprintf(c.App.Writer, "demo site: %s\n", url)
+
+			pb, err := llm.ParsePlaybook("demo", cfg.Playbooks["demo"])
+			if err != nil {
+				return app.Failf("demo playbook: %v", err)
+			}
+			model := llm.NewScripted(pb)
+			fmt.Fprintf(c.App.Writer, "model: %s (offline, no API key)\n", model.Name())
 
 			lb := app.NewLazyBrowser(c)
 			defer lb.Close()
@@ -72,21 +79,25 @@ func demoRunCommand(cfg *app.Config) *cli.Command {
 				}
 				defer log.Close()
 				d.Log = log
-				fmt.Fprintf(c.App.Writer, "session log: %s\n\n", log.Path())
+				fmt.Fprintf(c.App.Writer, "session log: %s\n", log.Path())
 			}
+			fmt.Fprintln(c.App.Writer)
+			conv := (&runtime.Router{Registry: cfg.Registry, Dispatcher: d, Model: model}).NewConversation()
 			unexpected := 0
-			for i, call := range demoScript {
-				site.SetInject(call.inject)
-				fmt.Fprintf(c.App.Writer, "> %s\n", call.say)
-				if call.inject != "" {
-					fmt.Fprintf(c.App.Writer, "  (site fault injected: %s)\n", call.inject)
+			for _, turn := range demoScript {
+				site.SetInject(turn.inject)
+				fmt.Fprintf(c.App.Writer, "> %s\n", turn.say)
+				if turn.inject != "" {
+					fmt.Fprintf(c.App.Writer, "  (the site now fakes success: %s)\n", turn.inject)
 				}
-				fmt.Fprintf(c.App.Writer, "  -> %s %s\n", call.macro, call.args)
-				out := d.Dispatch(ctx, runtime.Call{ID: fmt.Sprintf("demo-%d", i+1), Name: call.macro, Args: json.RawMessage(call.args), Turn: i + 1})
-				app.PrintOutcome(indent{c.App.Writer}, out)
+				res, err := conv.Turn(ctx, turn.say)
+				if res == nil {
+					return app.Failf("demo: %v", err)
+				}
+				app.PrintTurn(c.App.Writer, res, c.Bool("verbose"))
 				fmt.Fprintln(c.App.Writer)
-				wantOK := call.inject == ""
-				if out.OK != wantOK {
+				ok := res.Outcome != nil && res.Outcome.OK
+				if ok != (turn.inject == "") {
 					unexpected++
 				}
 				if ctx.Err() != nil {
@@ -94,9 +105,9 @@ func demoRunCommand(cfg *app.Config) *cli.Command {
 				}
 			}
 			if unexpected > 0 {
-				return app.Failf("demo: %d call(s) did not end as expected", unexpected)
+				return app.Failf("demo: %d turn(s) did not end as expected", unexpected)
 			}
-			fmt.Fprintln(c.App.Writer, "demo: every verified call passed, and the fake success was caught.")
+			fmt.Fprintln(c.App.Writer, "demo: every routed call passed its checks, and the fake success was caught.")
 			return nil
 		},
 	}

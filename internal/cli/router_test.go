@@ -39,16 +39,16 @@ func TestChatScriptedAgainstDemoSite(t *testing.T) {
 	url := demoServer(t, "")
 	sessions := t.TempDir()
 	conv := "add Ada Lovelace (ada@example.com) as a pro customer\nfind ada\nhow many orders are pending?\n"
-	code, stdout, stderr := runCLIIn(t, map[string]string{"DEMO_URL": url}, conv, "chat", "--scripted", "demo", "--session-dir", sessions)
+	code, stdout, stderr := runCLIIn(t, map[string]string{"DEMO_URL": url}, conv, "chat", "--scripted", "demo", "--session-dir", sessions, "-v")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	for _, want := range []string{
 		`-> add_customer {"email":"ada@example.com","name":"Ada Lovelace","tier":"pro"}`,
-		"passed list_count_delta",
+		"list_count_delta",
 		"Added Ada Lovelace (ada@example.com) on the pro tier.",
 		`-> find_customer {"query":"ada"}`, `"count":1`,
-		`-> list_orders {"status":"pending"}`, "of 14 orders",
+		`-> list_orders {"status":"pending"}`, "Showing 14 of 14 orders", "Here are the pending orders.",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
@@ -183,5 +183,26 @@ func TestRecordReplayAndEval(t *testing.T) {
 	}
 	if code, _, _ := runCLIIn(t, nil, "", "eval", "--tasks", filepath.Join(dir, "nope.jsonl"), "--scripted", "demo"); code != 2 {
 		t.Errorf("missing task file: exit %d, want 2", code)
+	}
+}
+
+// TestDemoRun is `make demo`: the routed conversation passes its checks
+// and the fake success is caught.
+func TestDemoRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Chromium")
+	}
+	code, stdout, stderr := runCLIIn(t, nil, "", "demo", "run", "--session-dir", "")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"model: scripted:demo", `-> add_customer {"email":"ada@example.com","name":"Ada Lovelace","tier":"pro"}`,
+		`-> find_customer {"query":"ada"}`, `-> list_orders {"status":"pending"}`,
+		"failed list_count_delta", "before=6 after=6", "the fake success was caught",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
 	}
 }
