@@ -20,6 +20,11 @@ const (
 	// DefaultMaxModelCalls caps the model calls of one turn: route,
 	// escalate, summarise.
 	DefaultMaxModelCalls = 4
+	// DefaultMaxExploreSteps caps the calls of one explore turn.
+	DefaultMaxExploreSteps = 24
+	// maxExploreContent bounds a call's result as the model sees it in an
+	// explore turn (a snapshot's menu is the model's view of the page).
+	maxExploreContent = 4000
 )
 
 // SystemPrompt is the router's default system prompt: route, don't reason.
@@ -28,6 +33,14 @@ const SystemPrompt = `You route requests to tools. Rules:
 1. If one tool does what the user asks, call exactly that tool, once, with argument values taken from the user's words. Leave out optional arguments the user did not give.
 2. Never invent a tool or an argument value. Do not explain or plan; do not write a tool call as text.
 3. If no tool fits, or a required value is missing, answer in one short plain sentence.`
+
+// ExplorePrompt is the system prompt of explore mode: do the workflow step
+// by step with the raw tools, unless one macro does all of it.
+const ExplorePrompt = `You operate a web site for the user, one tool call at a time. Rules:
+1. If one of the macros (the tools not named page_* or http_request) does the whole request, call it with values from the user's words.
+2. Otherwise work step by step: page_goto, then page_snapshot to see the page, then page_click, page_fill, page_select, page_check or page_press with a target copied from the snapshot, such as {"role":"button","name":"Save"} or {"label":"Email"}. Take values from the user's words; never invent them.
+3. Read every result. If a call failed, read its error, then take another target or a fresh page_snapshot; do not repeat the same call.
+4. When the request is done, or cannot be done, answer in one or two plain sentences saying what happened. Never write a tool call as text.`
 
 // summaryPrompt asks for the one-line summary after a tool result.
 const summaryPrompt = `Answer in one short line that states only what the tool result above says. Do not call tools.`
@@ -47,7 +60,25 @@ const (
 	DecisionBailedOut Decision = "bailed_out"
 	// DecisionFailed: the model could not be reached (see Err).
 	DecisionFailed Decision = "failed"
+	// DecisionExplored: an explore turn made calls (see Calls) and ended
+	// with the model's answer.
+	DecisionExplored Decision = "explored"
+	// DecisionStepCap: an explore turn reached MaxExploreSteps calls
+	// before the model answered.
+	DecisionStepCap Decision = "step_cap"
 )
+
+// TurnCall is one call a turn made: a macro, or a raw tool in explore mode.
+type TurnCall struct {
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"` // secrets redacted
+	Raw  bool            `json:"raw,omitempty"`
+	OK   bool            `json:"ok"`
+	// Result is the call's result when OK; Error says why not.
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *CallError      `json:"error,omitempty"`
+}
 
 // CatalogInfo describes the macros a turn offered to the model.
 type CatalogInfo struct {
@@ -81,7 +112,11 @@ type TurnResult struct {
 	// Overhead is the router's own time: everything but model calls and
 	// the macro run.
 	Overhead time.Duration `json:"overhead"`
-	Err      error         `json:"-"`
+	// Explore is set for a turn of explore mode; Calls lists the calls the
+	// turn made, in order (at most one outside explore mode).
+	Explore bool       `json:"explore,omitempty"`
+	Calls   []TurnCall `json:"calls,omitempty"`
+	Err     error      `json:"-"`
 }
 
 // Dispatched reports whether a macro ran (successfully or not).
@@ -121,6 +156,20 @@ type Router struct {
 	// Stream, when set, makes every model request of a turn a streamed one
 	// and receives the summary's text deltas as they arrive.
 	Stream func(delta string)
+	// Explore offers the raw primitive tools (RawTools) next to the
+	// macros and makes a turn an agent loop: model, one call, its result
+	// back to the model, until the model answers in text or
+	// MaxExploreSteps calls ran. Raw calls are logged for macrokit gate
+	// (docs/explore.md). Raw page tools share one page per conversation,
+	// opened from the Dispatcher's Pages.
+	Explore bool
+	// MaxExploreSteps caps the calls of one explore turn (0: default). In
+	// explore mode it, not MaxModelCalls, bounds the model calls.
+	MaxExploreSteps int
+	// ExploreURL is the site explore mode works on: paths in page_goto and
+	// http_request resolve against it until a page is open, and the prompt
+	// names it.
+	ExploreURL string
 
 	once    sync.Once
 	catalog *Catalog
@@ -132,10 +181,32 @@ type Conversation struct {
 	r       *Router
 	turn    int
 	history []llm.Message
+	raw     *RawExecutor // explore mode's page, opened on the first page tool
 }
 
 // NewConversation starts an empty conversation.
 func (r *Router) NewConversation() *Conversation { return &Conversation{r: r} }
+
+// Close releases what the conversation holds: explore mode's page.
+func (c *Conversation) Close() error {
+	if c.raw == nil {
+		return nil
+	}
+	return c.raw.Close()
+}
+
+// rawExec returns the conversation's raw executor, creating it (not its
+// page) on first use.
+func (c *Conversation) rawExec() *RawExecutor {
+	if c.raw == nil {
+		r := c.r
+		c.raw = &RawExecutor{Log: r.log(), BaseURL: r.ExploreURL}
+		if r.Dispatcher != nil {
+			c.raw.Pages, c.raw.HTTPClient = r.Dispatcher.Pages, r.Dispatcher.HTTPClient
+		}
+	}
+	return c.raw
+}
 
 func (r *Router) log() *SessionLog {
 	if r.Log != nil {
@@ -190,6 +261,35 @@ func toolSpecs(ms []*Macro) []llm.ToolSpec {
 	return out
 }
 
+// rawToolSpecs are the raw tools a registry does not shadow (a macro of
+// the same name wins).
+func (r *Router) rawToolSpecs(info *CatalogInfo) []llm.ToolSpec {
+	var out []llm.ToolSpec
+	for _, t := range RawTools() {
+		if _, shadowed := r.Registry.Lookup(t.Name); shadowed {
+			continue
+		}
+		out = append(out, llm.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
+		info.Offered = append(info.Offered, t.Name)
+		info.Tokens += ToolTokens(t)
+	}
+	return out
+}
+
+// lookupTool finds a macro, or in explore mode a raw tool (raw is then
+// set); a macro shadows a raw tool of the same name.
+func (r *Router) lookupTool(name string) (m *Macro, raw, ok bool) {
+	if m, ok := r.Registry.Lookup(name); ok {
+		return m, false, true
+	}
+	if r.Explore {
+		if m, ok := rawMacro(name); ok {
+			return m, true, true
+		}
+	}
+	return nil, false, false
+}
+
 // Turn routes one user message: prompt -> model -> bail-out check ->
 // dispatch -> one-line summary. The error is also in the result's Err;
 // it is non-nil only when the turn could not be decided at all (the model
@@ -215,6 +315,9 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		if res.Macro != "" {
 			data["macro"] = res.Macro
 		}
+		if res.Explore {
+			data["calls"] = len(res.Calls)
+		}
 		r.event(c.turn, "turn_done", data)
 		if res.Reply != "" {
 			r.record(Record{Type: RecAssistant, Turn: c.turn, Text: res.Reply})
@@ -224,6 +327,11 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 	maxCalls := r.MaxModelCalls
 	if maxCalls <= 0 {
 		maxCalls = DefaultMaxModelCalls
+	}
+	if r.Explore {
+		res.Explore = true
+		// Every step, one escalation and the final answer.
+		maxCalls = r.maxExploreSteps() + 2
 	}
 	model := r.Model
 	if b := DetectEscalation(request); b != nil {
@@ -239,10 +347,14 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 	}
 
 	offered, info := r.tools(request)
+	specs := toolSpecs(offered)
+	if r.Explore {
+		specs = append(specs, r.rawToolSpecs(&info)...)
+	}
 	res.Catalog = info
 	r.event(c.turn, "catalog", map[string]any{"size": info.Size, "offered": info.Offered, "tokens": info.Tokens})
 	msgs := c.messages(request)
-	req := &llm.Request{Messages: msgs, Tools: toolSpecs(offered), Temperature: ptr(0.0)}
+	req := &llm.Request{Messages: msgs, Tools: specs, Temperature: ptr(0.0)}
 	if r.Stream != nil {
 		// Streamed on the wire (slow local models keep the connection
 		// alive), but the route's text is not shown: it may turn out to be
@@ -262,13 +374,19 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 			r.event(c.turn, "model_error", map[string]any{"model": m.Name(), "code": string(llm.CodeOf(err)), "message": err.Error()})
 			return nil, err
 		}
+		note := func(name string, args json.RawMessage) {
+			r.noteSecrets(name, args)
+			if r.Explore && IsRawTool(name) {
+				c.rawExec().NoteSecrets(ctx, name, args)
+			}
+		}
 		for _, tc := range resp.ToolCalls {
-			r.noteSecrets(tc.Name, tc.Args)
+			note(tc.Name, tc.Args)
 		}
 		if len(resp.ToolCalls) == 0 && resp.Text != "" {
 			if b := DetectText(r.Registry, resp.Text); b != nil {
 				for _, cd := range b.Candidates {
-					r.noteSecrets(cd.Name, cd.Args)
+					note(cd.Name, cd.Args)
 				}
 			}
 		}
@@ -277,6 +395,9 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		res.Usage.CompletionTokens += resp.Usage.CompletionTokens
 		r.record(Record{Type: RecSystem, Turn: c.turn, Event: "model_response", Text: resp.Text, Data: responseData(m, resp)})
 		return resp, nil
+	}
+	if r.Explore {
+		return c.explore(ctx, res, req, model, ask, &external)
 	}
 
 	var dispatched map[string]bool = map[string]bool{}
@@ -400,12 +521,23 @@ func (r *Router) aliasOf(name string) string {
 	}
 	want := norm(name)
 	found := ""
+	names := make([]string, 0, len(r.Registry.sorted)+len(rawDefs))
 	for _, m := range r.Registry.sorted {
-		if norm(m.Name) == want {
+		names = append(names, m.Name)
+	}
+	if r.Explore {
+		for _, d := range rawDefs {
+			if _, shadowed := r.Registry.Lookup(d.name); !shadowed {
+				names = append(names, d.name)
+			}
+		}
+	}
+	for _, n := range names {
+		if norm(n) == want {
 			if found != "" {
 				return ""
 			}
-			found = m.Name
+			found = n
 		}
 	}
 	return found
@@ -436,16 +568,22 @@ func (r *Router) salvageable(ctx context.Context, turn int, b *BailOut) (*pendin
 		return nil, fmt.Sprintf("the answer holds %d calls (%s); one turn runs one macro", len(b.Candidates), strings.Join(names, ", "))
 	}
 	cand := b.Candidates[0]
-	m, ok := r.Registry.Lookup(cand.Name)
+	m, raw, ok := r.lookupTool(cand.Name)
 	if !ok {
 		if alias := r.aliasOf(cand.Name); alias != "" {
-			m, _ = r.Registry.Lookup(alias)
+			m, raw, _ = r.lookupTool(alias)
 		} else {
 			return nil, fmt.Sprintf("%q is not a registered macro", cand.Name)
 		}
 	}
 	args, repairs := m.NormalizeArgs(cand.Args)
-	if _, cerr := m.Validate(args); cerr != nil {
+	var cerr *CallError
+	if raw {
+		_, _, cerr = validateRaw(m.Name, args)
+	} else {
+		_, cerr = m.Validate(args)
+	}
+	if cerr != nil {
 		return nil, "the recovered arguments do not fit " + m.Name + ": " + cerr.Error()
 	}
 	if m.Risk != RiskRead {
@@ -474,11 +612,17 @@ func (r *Router) run(ctx context.Context, turn int, res *TurnResult, call *pendi
 	if r.DryRun || r.Dispatcher == nil {
 		r.event(turn, "dry_run", map[string]any{"macro": call.Name, "args": redactRaw(full, secretValues(m, full))})
 		res.Outcome = &Outcome{CallID: call.ID, Macro: call.Name, OK: true, Result: json.RawMessage(dryRunResult)}
+		res.Calls = append(res.Calls, turnCall(call.ID, call.Name, redactRaw(full, secretValues(m, full)), false, res.Outcome))
 		return
 	}
 	t0 := time.Now()
 	res.Outcome = r.Dispatcher.Dispatch(ctx, Call{ID: call.ID, Name: call.Name, Args: call.Args, Turn: turn})
 	*external += time.Since(t0)
+	res.Calls = append(res.Calls, turnCall(call.ID, call.Name, redactRaw(full, secretValues(m, full)), false, res.Outcome))
+}
+
+func turnCall(id, name string, args json.RawMessage, raw bool, o *Outcome) TurnCall {
+	return TurnCall{ID: id, Name: name, Args: args, Raw: raw, OK: o.OK, Result: o.Result, Error: o.Error}
 }
 
 // summarize asks the model for a one-line summary of a successful call.
@@ -593,7 +737,14 @@ func responseData(m llm.Model, resp *llm.Response) map[string]any {
 // messages builds the prompt: system, recent history, the request.
 func (c *Conversation) messages(request string) []llm.Message {
 	sys := c.r.System
-	if sys == "" {
+	switch {
+	case sys != "":
+	case c.r.Explore:
+		sys = ExplorePrompt
+		if c.r.ExploreURL != "" {
+			sys += "\nThe site: " + c.r.ExploreURL
+		}
+	default:
 		sys = SystemPrompt
 	}
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: sys}}
@@ -648,4 +799,277 @@ func (r *Router) noteSecrets(name string, args json.RawMessage) {
 	for _, s := range secretValues(m, args) {
 		l.AddSecret(s)
 	}
+}
+
+func (r *Router) maxExploreSteps() int {
+	if r.MaxExploreSteps > 0 {
+		return r.MaxExploreSteps
+	}
+	return DefaultMaxExploreSteps
+}
+
+// explore runs an explore turn: the model makes one call (a raw tool or a
+// macro) at a time and sees its result, until it answers in text or the
+// step cap is reached. The detector judges every answer: a fire escalates
+// once when a fallback is configured; otherwise invalid arguments go back
+// to the model as the call's invalid_arguments outcome (nothing runs), a
+// call recovered from text runs only under the salvage rules, and
+// anything else halts the turn.
+func (c *Conversation) explore(ctx context.Context, res *TurnResult, req *llm.Request, model llm.Model, ask func(llm.Model) (*llm.Response, error), external *time.Duration) (*TurnResult, error) {
+	r := c.r
+	maxSteps := r.maxExploreSteps()
+	last := "" // the previous call, for repeated_tool_call
+	ids := map[string]bool{}
+	for {
+		res.Model = model.Name()
+		resp, err := ask(model)
+		if err != nil {
+			if r.Fallback != nil && !res.Escalated && ctx.Err() == nil {
+				model, res.Escalated = r.Fallback, true
+				r.event(c.turn, "escalated", map[string]any{"to": model.Name(), "reason": "model_error"})
+				continue
+			}
+			res.Decision, res.Err = DecisionFailed, err
+			res.Reply = "No answer from the model (" + err.Error() + ")" + callsSoFar(res)
+			return res, err
+		}
+		call, bail := r.judgeExplore(resp, last)
+		if bail != nil {
+			res.BailOuts = append(res.BailOuts, *bail)
+			r.event(c.turn, "bail_out", bailData(bail, model.Name()))
+			if r.Fallback != nil && !res.Escalated {
+				model, res.Escalated = r.Fallback, true
+				r.event(c.turn, "escalated", map[string]any{"to": model.Name(), "reason": string(bail.Code)})
+				continue
+			}
+			if bail.Code == BailInvalidArguments && len(bail.Candidates) == 1 {
+				// Not run: the executor or the dispatcher validates again and
+				// answers invalid_arguments naming the bad fields, which the
+				// model can correct.
+				call = &pendingCall{ID: firstCallID(resp), Name: bail.Tool, Args: bail.Candidates[0].Args}
+			} else {
+				cand, why := r.salvageable(ctx, c.turn, bail)
+				if cand == nil {
+					r.event(c.turn, "halted", map[string]any{"code": string(bail.Code), "why": why})
+					res.Decision = DecisionBailedOut
+					res.Reply = haltMessage(bail, why)
+					if len(res.Calls) > 0 {
+						res.Reply += " Before that: " + callsLine(res)
+					}
+					return res, nil
+				}
+				r.event(c.turn, "salvaged", map[string]any{"code": string(bail.Code), "macro": cand.Name, "args": c.redactArgs(cand.Name, cand.Args)})
+				resp = &llm.Response{} // the text held the call; the history shows it as one
+				call = cand
+			}
+		}
+		if call == nil {
+			res.Reply = strings.TrimSpace(llm.StripNoise(resp.Text))
+			res.Decision = DecisionReplied
+			if len(res.Calls) > 0 {
+				res.Decision = DecisionExplored
+				res.Reply = strings.TrimSpace(res.Reply + "\n" + callsLine(res))
+			}
+			return res, nil
+		}
+		if len(res.Calls) >= maxSteps {
+			r.event(c.turn, "explore_cap", map[string]any{"steps": maxSteps, "next": call.Name})
+			res.Decision = DecisionStepCap
+			res.Reply = fmt.Sprintf("Stopped: the turn reached its cap of %d calls before the model finished (it wanted %s next). %s", maxSteps, call.Name, callsLine(res))
+			return res, nil
+		}
+		id := call.ID
+		for n := len(res.Calls) + 1; id == "" || ids[id]; n++ {
+			id = fmt.Sprintf("call_%d", n)
+		}
+		ids[id] = true
+		call.ID = id
+		o := c.exploreRun(ctx, res, call, external)
+		last = exploreKey(call.Name, call.Args, c.validArgs(call))
+		req.Messages = append(req.Messages,
+			llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: []llm.ToolCall{{ID: id, Name: call.Name, Args: call.Args}}},
+			llm.Message{Role: llm.RoleTool, ToolCallID: id, Name: call.Name, Content: exploreContent(o)})
+	}
+}
+
+func firstCallID(resp *llm.Response) string {
+	if len(resp.ToolCalls) > 0 {
+		return resp.ToolCalls[0].ID
+	}
+	return ""
+}
+
+// judgeExplore is judge for explore mode: raw tools are known tools, and
+// only the same call as the previous one is a repeat (a workflow fills
+// several fields, and may click the same button on different pages).
+func (r *Router) judgeExplore(resp *llm.Response, last string) (*pendingCall, *BailOut) {
+	if len(resp.ToolCalls) == 0 {
+		return nil, DetectText(r.Registry, resp.Text)
+	}
+	tc := resp.ToolCalls[0]
+	m, raw, ok := r.lookupTool(tc.Name)
+	if !ok {
+		b := &BailOut{Code: BailUnknownTool, Tool: tc.Name, Detail: fmt.Sprintf("the model called %q, which is neither a registered macro nor a raw tool", tc.Name)}
+		if alias := r.aliasOf(tc.Name); alias != "" {
+			b.Candidates = []Candidate{{Name: alias, Args: tc.Args}}
+		}
+		return nil, b
+	}
+	args, repairs := m.NormalizeArgs(tc.Args)
+	var full json.RawMessage
+	var cerr *CallError
+	if raw {
+		full, _, cerr = validateRaw(m.Name, args)
+	} else {
+		full, cerr = m.Validate(args)
+	}
+	key := exploreKey(m.Name, args, full)
+	if last != "" && key == last {
+		return nil, &BailOut{Code: BailRepeatedToolCall, Tool: m.Name, Detail: "the model asked for the same call as its previous one"}
+	}
+	if cerr != nil {
+		return nil, &BailOut{Code: BailInvalidArguments, Tool: m.Name, Detail: cerr.Error(), Candidates: []Candidate{{Name: m.Name, Args: args}}}
+	}
+	return &pendingCall{ID: tc.ID, Name: m.Name, Args: args, Repairs: repairs}, nil
+}
+
+// exploreKey identifies a call for repeated_tool_call: by its arguments
+// with defaults applied when they are valid, so {"url":"/a"} and
+// {"method":"GET","url":"/a"} are the same call.
+func exploreKey(name string, args, full json.RawMessage) string {
+	if full != nil {
+		return callKey(name, full)
+	}
+	return callKey(name, args)
+}
+
+// validArgs returns a call's arguments with defaults applied, or nil
+// when they are invalid.
+func (c *Conversation) validArgs(call *pendingCall) json.RawMessage {
+	m, raw, ok := c.r.lookupTool(call.Name)
+	if !ok {
+		return nil
+	}
+	var full json.RawMessage
+	var cerr *CallError
+	if raw {
+		full, _, cerr = validateRaw(m.Name, call.Args)
+	} else {
+		full, cerr = m.Validate(call.Args)
+	}
+	if cerr != nil {
+		return nil
+	}
+	return full
+}
+
+// exploreRun runs one call of an explore turn: a raw tool on the
+// conversation's page, a macro through the dispatcher (in DryRun, only
+// validated), and lists it in res.Calls.
+func (c *Conversation) exploreRun(ctx context.Context, res *TurnResult, call *pendingCall, external *time.Duration) *Outcome {
+	r := c.r
+	raw := IsRawTool(call.Name)
+	if _, isMacro := r.Registry.Lookup(call.Name); isMacro {
+		raw = false
+	}
+	if len(call.Repairs) > 0 {
+		r.event(c.turn, "normalized", map[string]any{"macro": call.Name, "repairs": call.Repairs})
+	}
+	t0 := time.Now()
+	var o *Outcome
+	switch {
+	case r.DryRun || (!raw && r.Dispatcher == nil):
+		o = &Outcome{CallID: call.ID, Macro: call.Name, OK: true, Result: json.RawMessage(dryRunResult)}
+		var cerr *CallError
+		if raw {
+			_, _, cerr = validateRaw(call.Name, call.Args)
+		} else if m, ok := r.Registry.Lookup(call.Name); ok {
+			_, cerr = m.Validate(call.Args)
+		}
+		if cerr != nil {
+			o = &Outcome{CallID: call.ID, Macro: call.Name, Error: cerr}
+		}
+		r.event(c.turn, "dry_run", map[string]any{"macro": call.Name, "raw": raw, "args": c.redactArgs(call.Name, call.Args)})
+	case raw:
+		o = c.rawExec().Run(ctx, Call{ID: call.ID, Name: call.Name, Args: call.Args, Turn: c.turn})
+	default:
+		o = r.Dispatcher.Dispatch(ctx, Call{ID: call.ID, Name: call.Name, Args: call.Args, Turn: c.turn})
+	}
+	*external += time.Since(t0)
+	res.Calls = append(res.Calls, turnCall(call.ID, call.Name, c.redactArgs(call.Name, call.Args), raw, o))
+	return o
+}
+
+// redactArgs removes a call's secret values: a macro's secret params, and
+// whatever the raw executor registered (a password typed into a field).
+func (c *Conversation) redactArgs(name string, args json.RawMessage) json.RawMessage {
+	var secrets []string
+	if m, ok := c.r.Registry.Lookup(name); ok {
+		secrets = secretValues(m, args)
+	}
+	if c.raw != nil {
+		secrets = append(secrets, c.raw.secretList()...)
+	}
+	return redactRaw(args, secrets)
+}
+
+// exploreContent renders a call's outcome for the model in an explore
+// turn, bounded: a snapshot as its menu text, anything else as compact
+// JSON with the error and the check counts.
+func exploreContent(o *Outcome) string {
+	var s string
+	var snap struct {
+		URL   string `json:"url"`
+		Title string `json:"title"`
+		Menu  string `json:"menu"`
+	}
+	if o.OK && o.Macro == RawSnapshot && json.Unmarshal(o.Result, &snap) == nil && snap.Menu != "" {
+		s = fmt.Sprintf("page %s (%q):\n%s", snap.URL, snap.Title, snap.Menu)
+	} else {
+		v := map[string]any{"ok": o.OK}
+		if len(o.Result) > 0 {
+			v["result"] = o.Result
+		}
+		if o.Error != nil {
+			e := map[string]any{"code": string(o.Error.Code), "message": o.Error.Message}
+			if len(o.Error.Args) > 0 {
+				e["fields"] = o.Error.Args
+			}
+			v["error"] = e
+		}
+		if vs := o.Verification; vs.Passed+vs.Failed+vs.Unverifiable > 0 {
+			v["checks"] = map[string]int{"passed": vs.Passed, "failed": vs.Failed, "unverifiable": vs.Unverifiable}
+		}
+		b, _ := json.Marshal(v)
+		s = string(b)
+	}
+	if len(s) > maxExploreContent {
+		s = clip(s, maxExploreContent) + "(truncated)"
+	}
+	return s
+}
+
+// callsLine states what an explore turn's calls did, from their outcomes.
+func callsLine(res *TurnResult) string {
+	failed := 0
+	var lastFail *TurnCall
+	for i := range res.Calls {
+		if !res.Calls[i].OK {
+			failed++
+			lastFail = &res.Calls[i]
+		}
+	}
+	line := fmt.Sprintf("%d call(s): %d ok, %d failed", len(res.Calls), len(res.Calls)-failed, failed)
+	if lastFail != nil && lastFail.Error != nil {
+		line += fmt.Sprintf(" (last failure: %s: %s)", lastFail.Name, clip(lastFail.Error.Message, 160))
+	}
+	return line + "."
+}
+
+// callsSoFar is a suffix naming the calls an interrupted turn made.
+func callsSoFar(res *TurnResult) string {
+	if len(res.Calls) == 0 {
+		return "; nothing ran."
+	}
+	return "; " + callsLine(res)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -24,6 +25,9 @@ func routerFlags() []cli.Flag {
 		&cli.IntFlag{Name: "catalog-threshold", Value: runtime.DefaultCatalogThreshold, Usage: "registry size above which only the top-k relevant macros are offered"},
 		&cli.BoolFlag{Name: "dry-run", Usage: "route and validate, but run no macro"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print every step's evidence"},
+		&cli.BoolFlag{Name: "explore", Usage: "offer raw page and HTTP tools next to the macros; each turn runs until the model answers (see docs/explore.md)"},
+		&cli.StringFlag{Name: "explore-url", Usage: "the site explore mode works on: paths in page_goto and http_request resolve against it"},
+		&cli.IntFlag{Name: "max-explore-steps", Value: runtime.DefaultMaxExploreSteps, Usage: "calls per explore turn before it stops"},
 	}
 	fs = append(fs, ModelFlags()...)
 	return append(fs, BrowserFlags()...)
@@ -67,7 +71,8 @@ func newSession(c *cli.Context, cfg *Config, approver runtime.Approver) (*sessio
 		_ = log.Append(runtime.Record{Type: runtime.RecSystem, Event: "session", Data: map[string]any{"binary": cfg.Name, "command": c.Command.Name, "model": ms.Primary.Name()}})
 	}
 	s.router = &runtime.Router{Registry: cfg.Registry, Dispatcher: d, Model: ms.Primary, Fallback: ms.Fallback, SalvageApprover: approver,
-		TopK: c.Int("top-k"), CatalogThreshold: c.Int("catalog-threshold"), DryRun: c.Bool("dry-run")}
+		TopK: c.Int("top-k"), CatalogThreshold: c.Int("catalog-threshold"), DryRun: c.Bool("dry-run"),
+		Explore: c.Bool("explore"), ExploreURL: c.String("explore-url"), MaxExploreSteps: c.Int("max-explore-steps")}
 	return s, nil
 }
 
@@ -91,7 +96,9 @@ func AskCommand(cfg *Config) *cli.Command {
 				return err
 			}
 			defer s.close()
-			res, err := s.router.NewConversation().Turn(c.Context, strings.Join(c.Args().Slice(), " "))
+			conv := s.router.NewConversation()
+			defer conv.Close() // before the session's browser closes
+			res, err := conv.Turn(c.Context, strings.Join(c.Args().Slice(), " "))
 			if res == nil {
 				return Failf("%v", err)
 			}
@@ -113,7 +120,7 @@ func AskCommand(cfg *Config) *cli.Command {
 // checks passed, 1 for anything that did not do what was asked.
 func turnExit(res *runtime.TurnResult) error {
 	switch {
-	case res.Decision == runtime.DecisionFailed, res.Decision == runtime.DecisionBailedOut:
+	case res.Decision == runtime.DecisionFailed, res.Decision == runtime.DecisionBailedOut, res.Decision == runtime.DecisionStepCap:
 		return Silent
 	case res.Outcome != nil && !res.Outcome.OK:
 		return Silent
@@ -144,7 +151,11 @@ func PrintTurn(w io.Writer, res *runtime.TurnResult, verbose bool) {
 	if res.Escalated {
 		fmt.Fprintf(w, "  ! escalated to %s\n", res.Model)
 	}
-	if res.Macro != "" && res.Outcome != nil {
+	if res.Explore {
+		for _, call := range res.Calls {
+			printCall(w, call, verbose)
+		}
+	} else if res.Macro != "" && res.Outcome != nil {
 		tag := ""
 		if res.Decision == runtime.DecisionSalvaged {
 			tag = " (salvaged)"
@@ -170,6 +181,98 @@ func PrintTurn(w io.Writer, res *runtime.TurnResult, verbose bool) {
 	if res.Reply != "" {
 		fmt.Fprintln(w, res.Reply)
 	}
+}
+
+// printCall prints one call of an explore turn on two lines: the call,
+// then what it did (value read back, requests, texts that appeared, list
+// change, URL) or why it failed.
+func printCall(w io.Writer, call runtime.TurnCall, verbose bool) {
+	fmt.Fprintf(w, "  -> %s %s\n", call.Name, truncate(compactJSON(call.Args), 300))
+	if !call.OK {
+		msg := "failed"
+		if call.Error != nil {
+			msg = "failed: " + call.Error.Error()
+		}
+		fmt.Fprintf(w, "     %s\n", truncate(msg, 400))
+		return
+	}
+	var r struct {
+		URL      string          `json:"url"`
+		Title    string          `json:"title"`
+		Menu     string          `json:"menu"`
+		Value    json.RawMessage `json:"value"`
+		Values   []any           `json:"values"`
+		Count    *int            `json:"count"`
+		Status   int             `json:"status"`
+		Method   string          `json:"method"`
+		Requests []struct {
+			Method string `json:"method"`
+			URL    string `json:"url"`
+			Status int    `json:"status"`
+			Failed string `json:"failed"`
+		} `json:"requests"`
+		Appeared   []string `json:"appeared"`
+		CountDelta *struct {
+			Target map[string]any `json:"target"`
+			Before int            `json:"before"`
+			After  int            `json:"after"`
+		} `json:"count_delta"`
+	}
+	if !call.Raw || json.Unmarshal(call.Result, &r) != nil {
+		fmt.Fprintf(w, "     ok %s\n", truncate(compactJSON(call.Result), 300))
+		return
+	}
+	var parts []string
+	if len(r.Value) > 0 {
+		parts = append(parts, "value "+truncate(string(r.Value), 120))
+	}
+	if r.Count != nil {
+		parts = append(parts, fmt.Sprintf("count %d", *r.Count))
+	}
+	if r.Values != nil {
+		b, _ := json.Marshal(r.Values)
+		parts = append(parts, "values "+truncate(string(b), 200))
+	}
+	if r.Status != 0 {
+		parts = append(parts, fmt.Sprintf("HTTP %d", r.Status))
+	}
+	if r.Menu != "" {
+		parts = append(parts, fmt.Sprintf("%d line(s) of menu", strings.Count(r.Menu, "\n")))
+	}
+	for _, q := range r.Requests {
+		st := fmt.Sprint(q.Status)
+		if q.Failed != "" {
+			st = q.Failed
+		}
+		parts = append(parts, q.Method+" "+shortURL(q.URL, r.URL)+" "+st)
+	}
+	if len(r.Appeared) > 0 {
+		b, _ := json.Marshal(r.Appeared)
+		parts = append(parts, "appeared "+truncate(string(b), 200))
+	}
+	if d := r.CountDelta; d != nil {
+		b, _ := json.Marshal(d.Target)
+		parts = append(parts, fmt.Sprintf("%s %d→%d", b, d.Before, d.After))
+	}
+	if r.URL != "" && r.Method == "" {
+		parts = append(parts, "at "+r.URL)
+	}
+	fmt.Fprintf(w, "     ok · %s\n", strings.Join(parts, " · "))
+	if verbose && r.Menu != "" {
+		for _, l := range strings.Split(strings.TrimRight(r.Menu, "\n"), "\n") {
+			fmt.Fprintf(w, "       %s\n", l)
+		}
+	}
+}
+
+// shortURL drops the scheme and host of u when they are the page's.
+func shortURL(u, page string) string {
+	pu, err1 := url.Parse(u)
+	pp, err2 := url.Parse(page)
+	if err1 != nil || err2 != nil || pu.Host != pp.Host || pu.Scheme != pp.Scheme {
+		return u
+	}
+	return pu.RequestURI()
 }
 
 func checkLines(checks any) []string {
@@ -225,7 +328,12 @@ func ChatCommand(cfg *Config) *cli.Command {
 			}
 			defer s.close()
 			conv := s.router.NewConversation()
-			fmt.Fprintf(c.App.ErrWriter, "%s chat — %s, %d macros. /quit to leave.\n", cfg.Name, describeModels(s.models), cfg.Registry.Len())
+			defer conv.Close() // before the session's browser closes
+			mode := ""
+			if s.router.Explore {
+				mode = ", explore mode (raw page tools)"
+			}
+			fmt.Fprintf(c.App.ErrWriter, "%s chat — %s, %d macros%s. /quit to leave.\n", cfg.Name, describeModels(s.models), cfg.Registry.Len(), mode)
 			failed := false
 			for {
 				if tty {

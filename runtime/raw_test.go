@@ -1,0 +1,655 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/internal/demosite"
+	"github.com/macrokit/macrokit-go/llm"
+)
+
+func TestRawToolsSchemas(t *testing.T) {
+	tools := RawTools()
+	if len(tools) != 9 {
+		t.Fatalf("%d raw tools, want 9", len(tools))
+	}
+	for _, tl := range tools {
+		if !IsRawTool(tl.Name) || tl.Description == "" {
+			t.Errorf("%s: IsRawTool %v, description %q", tl.Name, IsRawTool(tl.Name), tl.Description)
+		}
+		m, _ := rawMacro(tl.Name)
+		if _, err := m.compiled(); err != nil {
+			t.Errorf("%s: schema: %v", tl.Name, err)
+		}
+		var schema map[string]any
+		if err := json.Unmarshal(tl.InputSchema, &schema); err != nil || schema["type"] != "object" {
+			t.Errorf("%s: schema %s", tl.Name, tl.InputSchema)
+		}
+	}
+	if IsRawTool("page_hover") || IsRawTool("greet") {
+		t.Error("IsRawTool accepts names that are not raw tools")
+	}
+}
+
+func TestValidateRawArgs(t *testing.T) {
+	cases := []struct {
+		tool, args string
+		ptrs       []string // argument errors expected (nil: valid)
+		want       string   // a substring of the validated arguments
+	}{
+		{tool: RawGoto, args: `{"url":"/customers"}`, want: `"url":"/customers"`},
+		{tool: RawGoto, args: `{"url":"https://shop.example/x"}`},
+		{tool: RawGoto, args: `{"url":"javascript:alert(1)"}`, ptrs: []string{"/url"}},
+		{tool: RawGoto, args: `{"url":"//evil.example/x"}`, ptrs: []string{"/url"}},
+		{tool: RawGoto, args: `{}`, ptrs: []string{"/url"}},
+		{tool: RawSnapshot, args: `{}`},
+		{tool: RawSnapshot, args: `{"full":true}`, ptrs: []string{""}},
+		{tool: RawClick, args: `{"target":{"role":"button","name":"Save"}}`},
+		{tool: RawClick, args: `{"target":"{\"label\":\"Email\"}"}`, want: `"target":{"label":"Email"}`},
+		{tool: RawClick, args: `{"target":3}`, ptrs: []string{"/target"}},
+		{tool: RawClick, args: `{"target":{"index":3}}`, ptrs: []string{"/target"}},
+		{tool: RawClick, args: `{"target":{}}`, ptrs: []string{"/target"}},
+		{tool: RawClick, args: `{"target":{"name":"Save"}}`, ptrs: []string{"/target", "/target/name"}},
+		{tool: RawClick, args: `{"target":{"label":"Email","css":"#email"}}`, ptrs: []string{"/target"}},
+		{tool: RawClick, args: `{"target":{"role":"button","name":""}}`, ptrs: []string{"/target/name"}},
+		{tool: RawClick, args: `{"target":{"text":"Delete","nth":1,"last":true}}`, ptrs: []string{"/target/last"}},
+		{tool: RawClick, args: `{"target":{"text":"Delete","nth":-1}}`, ptrs: []string{"/target/nth"}},
+		{tool: RawClick, args: `{"target":{"role":"button","name":"Delete","within":{"testid":"customer-row","nth":2}}}`},
+		{tool: RawClick, args: `{"target":{"role":"button","within":{"testid":"row","label":"x"}}}`, ptrs: []string{"/target/within"}},
+		{tool: RawClick, args: `{"target":{"role":"button","within":{"ref":4}}}`, ptrs: []string{"/target/within", "/target/within/ref"}},
+		{tool: RawFill, args: `{"target":{"label":"Email"},"value":"ada@example.com"}`},
+		{tool: RawFill, args: `{"target":{"label":"Email"}}`, ptrs: []string{"/value"}},
+		{tool: RawFill, args: `{"target":{"label":"Age"},"value":42}`, ptrs: []string{"/value"}},
+		{tool: RawSelect, args: `{"target":{"label":"Tier"},"option":"Pro"}`},
+		{tool: RawSelect, args: `{"target":{"label":"Tier"},"option":""}`, ptrs: []string{"/option"}},
+		{tool: RawCheck, args: `{"target":{"label":"Dark mode"}}`, want: `"checked":true`},
+		{tool: RawCheck, args: `{"target":{"label":"Dark mode"},"checked":"false"}`, want: `"checked":false`},
+		{tool: RawPress, args: `{"key":"Enter"}`},
+		{tool: RawPress, args: `{"key":"Enter","target":{"label":"Search customers"}}`},
+		{tool: RawPress, args: `{"target":{"label":"x"}}`, ptrs: []string{"/key"}},
+		{tool: RawExtract, args: `{"target":{"testid":"customer-row"},"count":true}`},
+		{tool: RawExtract, args: `{"target":{"testid":"customer-row"},"all":true,"attr":"data-id"}`},
+		{tool: RawExtract, args: `{"target":{"testid":"customer-row"},"count":true,"all":true}`, ptrs: []string{"/count"}},
+		{tool: RawExtract, args: `{"target":{"label":"Email"},"attr":"id","value":true}`, ptrs: []string{"/attr"}},
+		{tool: RawHTTP, args: `{"url":"/api/customers","query":{"q":"ada","limit":5}}`, want: `"method":"GET"`},
+		{tool: RawHTTP, args: `{"method":"POST","url":"/api/customers","body":{"name":"Ada"}}`},
+		{tool: RawHTTP, args: `{"method":"TRACE","url":"/x"}`, ptrs: []string{"/method"}},
+		{tool: RawHTTP, args: `{"url":"ftp://x/y"}`, ptrs: []string{"/url"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.tool+" "+tc.args, func(t *testing.T) {
+			full, _, cerr := validateRaw(tc.tool, json.RawMessage(tc.args))
+			if tc.ptrs == nil {
+				if cerr != nil {
+					t.Fatalf("unexpected error: %v", cerr)
+				}
+				if tc.want != "" && !strings.Contains(string(full), tc.want) {
+					t.Errorf("args %s lack %s", full, tc.want)
+				}
+				return
+			}
+			if cerr == nil || cerr.Code != CodeInvalidArguments {
+				t.Fatalf("error %v, want invalid_arguments", cerr)
+			}
+			var got []string
+			for _, a := range cerr.Args {
+				got = append(got, a.Pointer)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.ptrs) {
+				t.Errorf("pointers %q, want %q (%v)", got, tc.ptrs, cerr)
+			}
+		})
+	}
+	if _, _, cerr := validateRaw("page_hover", json.RawMessage(`{}`)); cerr == nil || cerr.Code != CodeMacroNotFound {
+		t.Errorf("unknown raw tool: %v", cerr)
+	}
+}
+
+func TestAppearedAndCountDelta(t *testing.T) {
+	before := pageState{Lines: []string{"Customers", "3 customers", "Acme"}, TestIDs: map[string]int{"customer-row": 3, "customer-email": 3, "toasts": 1},
+		Depths: map[string]int{"customer-row": 8, "customer-email": 9, "toasts": 3}, live: []string{"3 customers"}}
+	after := pageState{Lines: []string{"Customers", "4 customers", "Acme", "Ada Lovelace ada@example.com Pro", "Customer saved", "hunter2"},
+		TestIDs: map[string]int{"customer-row": 4, "customer-email": 4, "toasts": 1, "toast": 1}, Depths: map[string]int{"customer-row": 8, "customer-email": 9, "toasts": 3, "toast": 4},
+		live: []string{"4 customers", "Customer saved"}}
+	got := appeared(before, after, false, []string{"hunter2"})
+	want := []string{"4 customers", "Customer saved", "Ada Lovelace ada@example.com Pro", "[redacted]"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("appeared %q, want %q", got, want)
+	}
+	if got := appeared(before, after, true, nil); fmt.Sprint(got) != fmt.Sprint([]string{"4 customers", "Customer saved"}) {
+		t.Errorf("after a navigation: %q", got)
+	}
+	cd := countDelta(before, after)
+	if b, _ := json.Marshal(cd); string(b) != `{"after":4,"before":3,"target":{"testid":"customer-row"}}` {
+		t.Errorf("count_delta %s", b)
+	}
+	// A list that emptied counts too.
+	gone := pageState{TestIDs: map[string]int{"toasts": 1}, Depths: map[string]int{"toasts": 3}}
+	if b, _ := json.Marshal(countDelta(before, gone)); string(b) != `{"after":0,"before":3,"target":{"testid":"customer-row"}}` {
+		t.Errorf("emptied list: %s", b)
+	}
+	if cd := countDelta(before, before); cd != nil {
+		t.Errorf("no change: %v", cd)
+	}
+}
+
+// playModel answers an explore turn from a script: one response per model
+// request, in order; it keeps every request so a test can see what the
+// model was shown.
+type playModel struct {
+	mu    sync.Mutex
+	steps []*llm.Response
+	reqs  []llm.Request
+}
+
+func (m *playModel) Name() string { return "play" }
+func (m *playModel) Chat(_ context.Context, req *llm.Request) (*llm.Response, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cp := *req
+	cp.Messages = append([]llm.Message(nil), req.Messages...)
+	m.reqs = append(m.reqs, cp)
+	if len(m.reqs) > len(m.steps) {
+		return &llm.Response{Text: "Done."}, nil
+	}
+	return m.steps[len(m.reqs)-1], nil
+}
+
+// lastTool returns the content of the last tool message the model saw.
+func (m *playModel) lastTool() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.reqs[len(m.reqs)-1]
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == llm.RoleTool {
+			return r.Messages[i].Content
+		}
+	}
+	return ""
+}
+
+func call(name, args string) *llm.Response {
+	return &llm.Response{ToolCalls: []llm.ToolCall{{ID: "c1", Name: name, Args: json.RawMessage(args)}}}
+}
+
+// exploreRouter is a router in explore mode over the test registry, with
+// its session log in a temp dir.
+func exploreRouter(t *testing.T, m llm.Model, pages PageSource, site string) (*Router, *SessionLog) {
+	t.Helper()
+	reg := routerRegistry(t)
+	log, err := OpenSessionLog(t.TempDir(), "explore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	return &Router{Registry: reg, Model: m, Explore: true, ExploreURL: site,
+		Dispatcher: &Dispatcher{Registry: reg, Log: log, Pages: pages}}, log
+}
+
+func readSession(t *testing.T, log *SessionLog) ([]Record, string) {
+	t.Helper()
+	b, err := os.ReadFile(log.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []Record
+	if _, err := ReadRecords(bytes.NewReader(b), func(r Record) error { recs = append(recs, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return recs, string(b)
+}
+
+// rawResult is a raw tool_result's result, as docs/explore.md specifies it.
+type rawResult struct {
+	URL      string          `json:"url"`
+	Value    json.RawMessage `json:"value"`
+	Requests []rawRequest    `json:"requests"`
+	Appeared []string        `json:"appeared"`
+	Menu     string          `json:"menu"`
+	Count    *int            `json:"count"`
+	Status   int             `json:"status"`
+	Body     json.RawMessage `json:"body"`
+	Delta    *struct {
+		Target engine.Target `json:"target"`
+		Before int           `json:"before"`
+		After  int           `json:"after"`
+	} `json:"count_delta"`
+}
+
+// rawPair is one raw call's two records.
+type rawPair struct {
+	call, result Record
+	res          rawResult
+}
+
+func rawPairs(t *testing.T, recs []Record) []rawPair {
+	t.Helper()
+	var out []rawPair
+	for i, r := range recs {
+		if r.Type != RecToolCall || !r.Raw {
+			continue
+		}
+		var res *Record
+		for _, q := range recs[i+1:] {
+			if q.Type == RecToolResult && q.CallID == r.CallID {
+				res = &q
+				break
+			}
+		}
+		if res == nil || !res.Raw || res.Tool != r.Tool {
+			t.Fatalf("raw call %s %s has no raw tool_result", r.CallID, r.Tool)
+		}
+		p := rawPair{call: r, result: *res}
+		if len(res.Result) > 0 {
+			if err := json.Unmarshal(res.Result, &p.res); err != nil {
+				t.Fatalf("%s result: %v", r.Tool, err)
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func launch(t *testing.T) *engine.Browser {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Chromium")
+	}
+	if _, err := engine.FindBrowser(); err != nil {
+		t.Skip("no Chromium:", err)
+	}
+	b, err := engine.Launch(context.Background(), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
+func hasRequest(rs []rawRequest, method, urlSuffix string, status int) bool {
+	for _, r := range rs {
+		if r.Method == method && strings.HasSuffix(r.URL, urlSuffix) && r.Status == status {
+			return true
+		}
+	}
+	return false
+}
+
+// TestExploreAddCustomer does the demo's add-a-customer workflow with raw
+// calls in one user turn, on the real demo site in Chromium, and checks
+// the session log is what docs/explore.md promises the gate.
+func TestExploreAddCustomer(t *testing.T) {
+	b := launch(t)
+	srv := httptest.NewServer(demosite.New(demosite.Options{}).Handler())
+	defer srv.Close()
+	m := &playModel{steps: []*llm.Response{
+		call(RawGoto, `{"url":"/customers"}`),
+		call(RawSnapshot, `{}`),
+		call(RawClick, `{"target":{"role":"button","name":"New customer"}}`),
+		call(RawFill, `{"target":{"label":"Name"},"value":"Ada Lovelace"}`),
+		call(RawFill, `{"target":{"label":"Email"},"value":"ada@example.com"}`),
+		call(RawSelect, `{"target":{"label":"Tier"},"option":"Pro"}`),
+		call(RawClick, `{"target":{"role":"button","name":"Save"}}`),
+		{Text: "Added Ada Lovelace (ada@example.com) on the pro tier."},
+	}}
+	r, log := exploreRouter(t, m, ContextPages(b), srv.URL)
+	conv := r.NewConversation()
+	defer conv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const request = "add Ada Lovelace (ada@example.com) as a pro customer"
+	res, err := conv.Turn(ctx, request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Decision != DecisionExplored || len(res.Calls) != 7 || len(res.BailOuts) != 0 {
+		t.Fatalf("decision %s, %d calls, bail-outs %v, reply %q", res.Decision, len(res.Calls), res.BailOuts, res.Reply)
+	}
+	for _, c := range res.Calls {
+		if !c.OK || !c.Raw {
+			t.Fatalf("call %s: ok=%v raw=%v error %v", c.Name, c.OK, c.Raw, c.Error)
+		}
+	}
+	if !strings.HasPrefix(res.Reply, "Added Ada Lovelace") || !strings.Contains(res.Reply, "7 call(s): 7 ok, 0 failed") {
+		t.Errorf("reply %q", res.Reply)
+	}
+	// The model saw the page through the snapshot, as targets.
+	if snap := m.reqs[2].Messages[len(m.reqs[2].Messages)-1].Content; !strings.Contains(snap, `{"role":"button","name":"New customer"}`) {
+		t.Errorf("snapshot shown to the model:\n%s", snap)
+	}
+
+	recs, dump := readSession(t, log)
+	if os.Getenv("MK_DUMP") != "" {
+		t.Log(dump)
+	}
+	if recs[0].Type != RecUser || recs[0].Text != request || recs[0].Turn != 1 {
+		t.Fatalf("first record %+v, want the user's request", recs[0])
+	}
+	pairs := rawPairs(t, recs)
+	if len(pairs) != 7 {
+		t.Fatalf("%d raw call records, want 7", len(pairs))
+	}
+	ids := map[string]bool{}
+	for i, p := range pairs {
+		if p.call.Turn != 1 || !p.result.OK || p.result.Verification == nil || p.result.Data["url_after"] == nil || p.result.Data["url_before"] == nil {
+			t.Errorf("call %d %s: turn %d ok %v verification %v data %v", i, p.call.Tool, p.call.Turn, p.result.OK, p.result.Verification, p.result.Data)
+		}
+		if ids[p.call.CallID] {
+			t.Errorf("call id %s used twice", p.call.CallID)
+		}
+		ids[p.call.CallID] = true
+	}
+	customers := srv.URL + "/customers"
+	goTo, click, name, email, tier, save := pairs[0], pairs[2], pairs[3], pairs[4], pairs[5], pairs[6]
+	if goTo.result.Data["url_before"] != "about:blank" || goTo.result.Data["url_after"] != customers || goTo.res.URL != customers ||
+		!hasRequest(goTo.res.Requests, "GET", "/customers", 200) || !hasRequest(goTo.res.Requests, "GET", "/api/customers", 200) {
+		t.Errorf("goto: data %v result %+v", goTo.result.Data, goTo.res)
+	}
+	if string(goTo.call.Args) != `{"url":"/customers"}` {
+		t.Errorf("goto args %s", goTo.call.Args)
+	}
+	if !strings.Contains(strings.Join(click.res.Appeared, "|"), "New customer") {
+		t.Errorf("New customer click: appeared %q", click.res.Appeared)
+	}
+	for _, f := range []struct {
+		p    rawPair
+		want string
+	}{{name, `"Ada Lovelace"`}, {email, `"ada@example.com"`}, {tier, `"Pro"`}} {
+		if string(f.p.res.Value) != f.want || f.p.result.Verification.Passed == 0 || f.p.result.Data["url_after"] != customers {
+			t.Errorf("%s %s: value %s, verification %+v", f.p.call.Tool, f.p.call.Args, f.p.res.Value, f.p.result.Verification)
+		}
+	}
+	if !hasRequest(save.res.Requests, "POST", "/api/customers", 201) {
+		t.Errorf("Save: requests %+v", save.res.Requests)
+	}
+	app := strings.Join(save.res.Appeared, "|")
+	if !strings.Contains(app, "Customer saved") || !strings.Contains(app, "ada@example.com") {
+		t.Errorf("Save: appeared %q", save.res.Appeared)
+	}
+	if d := save.res.Delta; d == nil || d.Target.TestID != "customer-row" || d.After != d.Before+1 {
+		t.Errorf("Save: count_delta %+v", save.res.Delta)
+	}
+	if save.result.Data["url_before"] != customers || save.result.Data["url_after"] != customers {
+		t.Errorf("Save: data %v", save.result.Data)
+	}
+
+	// The row is on the site, not only on the screen.
+	resp, err := http.Get(srv.URL + "/api/customers?q=ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Items []struct{ Name, Email, Tier string }
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil || len(list.Items) != 1 || list.Items[0].Name != "Ada Lovelace" || list.Items[0].Tier != "pro" {
+		t.Errorf("site has %+v (%v)", list.Items, err)
+	}
+
+	// The page lives as long as the conversation: a second turn continues
+	// on it, with the other page tools.
+	m.steps = append(m.steps,
+		call(RawExtract, `{"target":{"testid":"customer-row"},"count":true}`),
+		call(RawExtract, `{"target":{"testid":"customer-row"},"all":true,"attr":"data-id"}`),
+		call(RawExtract, `{"target":{"testid":"customer-row","last":true}}`),
+		call(RawPress, `{"key":"Escape"}`),
+		call(RawGoto, `{"url":"/settings"}`),
+		call(RawCheck, `{"target":{"label":"Dark mode"}}`),
+		&llm.Response{Text: "There are 6; dark mode is on."})
+	res, err = conv.Turn(ctx, "how many customers are listed? then turn on dark mode")
+	if err != nil || res.Decision != DecisionExplored || len(res.Calls) != 6 {
+		t.Fatalf("second turn: %v %+v", err, res)
+	}
+	for i, want := range []string{`"count":6`, `"c6"]`, `"value":"Ada Lovelace ada@example.com Pro`, `"url":"` + customers, `"url":"` + srv.URL + `/settings"`, `"value":"checked"`} {
+		if c := res.Calls[i]; !c.OK || !strings.Contains(string(c.Result), want) {
+			t.Errorf("%s: ok %v result %s error %v; want %s", c.Name, c.OK, c.Result, c.Error, want)
+		}
+	}
+}
+
+// TestExploreSecretFill: a page_fill into a password field never reaches
+// the session log in clear, nor the turn's listed calls.
+func TestExploreSecretFill(t *testing.T) {
+	b := launch(t)
+	srv := httptest.NewServer(demosite.New(demosite.Options{Users: map[string]string{"ada": "hunter2-Secret!"}}).Handler())
+	defer srv.Close()
+	m := &playModel{steps: []*llm.Response{
+		call(RawGoto, `{"url":"/login"}`),
+		call(RawFill, `{"target":{"label":"Username"},"value":"ada"}`),
+		call(RawFill, `{"target":{"label":"Password"},"value":"hunter2-Secret!"}`),
+		call(RawClick, `{"target":{"role":"button","name":"Sign in"}}`),
+		{Text: "Signed in."},
+	}}
+	r, log := exploreRouter(t, m, ContextPages(b), srv.URL)
+	conv := r.NewConversation()
+	defer conv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := conv.Turn(ctx, "sign in as ada")
+	if err != nil || res.Decision != DecisionExplored || len(res.Calls) != 4 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	for _, c := range res.Calls {
+		if !c.OK {
+			t.Fatalf("%s failed: %v", c.Name, c.Error)
+		}
+	}
+	if strings.Contains(string(res.Calls[2].Args), "hunter2") || string(res.Calls[2].Args) != `{"target":{"label":"Password"},"value":"[redacted]"}` {
+		t.Errorf("listed args %s", res.Calls[2].Args)
+	}
+	recs, text := readSession(t, log)
+	if strings.Contains(text, "hunter2") {
+		t.Fatalf("the password is in the session log:\n%s", text)
+	}
+	pairs := rawPairs(t, recs)
+	if v := string(pairs[2].res.Value); v != `"[redacted]"` {
+		t.Errorf("password read back as %s", v)
+	}
+	if v := string(pairs[1].res.Value); v != `"ada"` {
+		t.Errorf("username read back as %s, want it in clear", v)
+	}
+	if !strings.Contains(string(pairs[2].call.Args), `"value":"[redacted]"`) {
+		t.Errorf("tool_call args %s", pairs[2].call.Args)
+	}
+	if !hasRequest(pairs[3].res.Requests, "POST", "/api/login", 200) {
+		t.Errorf("sign in: requests %+v", pairs[3].res.Requests)
+	}
+}
+
+// TestExploreBadTarget: a raw call whose target matches nothing fails with
+// the engine's evidence, the model sees it, and the loop goes on.
+func TestExploreBadTarget(t *testing.T) {
+	b := launch(t)
+	srv := httptest.NewServer(demosite.New(demosite.Options{}).Handler())
+	defer srv.Close()
+	m := &playModel{steps: []*llm.Response{
+		call(RawGoto, `{"url":"/customers"}`),
+		call(RawClick, `{"target":{"role":"button","name":"Frobnicate"}}`),
+		call(RawExtract, `{"target":{"testid":"customer-row"},"count":true}`),
+		{Text: "There is no Frobnicate button; the list has 5 customers."},
+	}}
+	r, log := exploreRouter(t, m, ContextPages(b), srv.URL)
+	conv := r.NewConversation()
+	defer conv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := conv.Turn(ctx, "frobnicate the customers")
+	if err != nil || res.Decision != DecisionExplored || len(res.Calls) != 3 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	bad := res.Calls[1]
+	if bad.OK || bad.Error == nil || bad.Error.Code != CodeStepFailed || bad.Error.Step == nil || bad.Error.Step.Diagnosis != "not_found" {
+		t.Fatalf("bad target: %+v", bad)
+	}
+	if !res.Calls[2].OK || !strings.Contains(string(res.Calls[2].Result), `"count":5`) {
+		t.Errorf("the loop did not go on: %+v", res.Calls[2])
+	}
+	seen := ""
+	for _, msg := range m.reqs[2].Messages {
+		if msg.Role == llm.RoleTool {
+			seen = msg.Content
+		}
+	}
+	if !strings.Contains(seen, `"ok":false`) || !strings.Contains(seen, "not_found") || !strings.Contains(seen, "New customer") {
+		t.Errorf("the model saw %s; want the failure with candidates", seen)
+	}
+	if !strings.Contains(res.Reply, "1 failed") {
+		t.Errorf("reply %q", res.Reply)
+	}
+	recs, _ := readSession(t, log)
+	p := rawPairs(t, recs)[1]
+	if p.result.OK || p.result.Error == nil || p.result.Error.Code != string(CodeStepFailed) || p.result.Data["url_after"] != srv.URL+"/customers" {
+		t.Errorf("failed call's record: %+v", p.result)
+	}
+}
+
+// TestExploreLoop covers the loop without a browser: http_request, a macro
+// in the same turn, the step cap, a repeated call, invalid raw arguments
+// going back to the model, an unknown tool, and a raw call written as text.
+func TestExploreLoop(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/api/missing" {
+			w.WriteHeader(404)
+			_, _ = w.Write([]byte(`{"error":"not_found","message":"No such thing."}`))
+			return
+		}
+		_, _ = fmt.Fprintf(w, `{"path":%q,"q":%q,"auth":%q}`, r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization"))
+	}))
+	defer api.Close()
+	cases := []struct {
+		name     string
+		steps    []*llm.Response
+		max      int
+		approve  Approver
+		want     Decision
+		calls    []string // name:ok of each call
+		bails    []BailOutCode
+		reply    string
+		toolSeen string // a substring of the last tool message the model saw
+	}{
+		{name: "http and a macro in one turn", steps: []*llm.Response{
+			call(RawHTTP, `{"url":"/api/things","query":{"q":"ada","n":2}}`),
+			call("greet", `{"name":"Ada"}`),
+			{Text: "Greeted Ada."},
+		}, want: DecisionExplored, calls: []string{"http_request:true", "greet:true"}, reply: "Greeted Ada.\n2 call(s): 2 ok, 0 failed.", toolSeen: "hello Ada"},
+		{name: "http error goes back to the model", steps: []*llm.Response{
+			call(RawHTTP, `{"url":"/api/missing"}`),
+			{Text: "It does not exist."},
+		}, want: DecisionExplored, calls: []string{"http_request:false"}, toolSeen: "HTTP 404"},
+		{name: "step cap", max: 2, steps: []*llm.Response{
+			call(RawHTTP, `{"url":"/api/a"}`),
+			call(RawHTTP, `{"url":"/api/b"}`),
+			call(RawHTTP, `{"url":"/api/c"}`),
+		}, want: DecisionStepCap, calls: []string{"http_request:true", "http_request:true"}, reply: "Stopped: the turn reached its cap of 2 calls"},
+		{name: "repeated call halts", steps: []*llm.Response{
+			call(RawHTTP, `{"url":"/api/a"}`),
+			call(RawHTTP, `{"method":"GET","url":"/api/a"}`),
+		}, want: DecisionBailedOut, calls: []string{"http_request:true"}, bails: []BailOutCode{BailRepeatedToolCall}, reply: "Before that: 1 call(s)"},
+		{name: "invalid raw arguments go back to the model", steps: []*llm.Response{
+			call(RawClick, `{"target":3}`),
+			{Text: "I could not tell which element."},
+		}, want: DecisionExplored, calls: []string{"page_click:false"}, bails: []BailOutCode{BailInvalidArguments}, toolSeen: "snapshot numbers are not targets"},
+		{name: "repeated invalid call halts", steps: []*llm.Response{
+			call(RawClick, `{"target":3}`),
+			call(RawClick, `{"target":3}`),
+		}, want: DecisionBailedOut, calls: []string{"page_click:false"}, bails: []BailOutCode{BailInvalidArguments, BailRepeatedToolCall}},
+		{name: "unknown tool halts", steps: []*llm.Response{call("page_hover", `{"target":{"text":"x"}}`)},
+			want: DecisionBailedOut, bails: []BailOutCode{BailUnknownTool}, reply: `"page_hover", which does not exist here`},
+		{name: "misspelt raw act tool halts without an approval", steps: []*llm.Response{call("HTTP_Request", `{"url":"/api/a"}`)},
+			want: DecisionBailedOut, bails: []BailOutCode{BailUnknownTool}, reply: `"HTTP_Request", which does not exist here`},
+		{name: "misspelt raw tool runs with an approval", approve: AlwaysApprove, steps: []*llm.Response{
+			call("HTTP_Request", `{"url":"/api/a"}`),
+			{Text: "ok"},
+		}, want: DecisionExplored, calls: []string{"http_request:true"}, bails: []BailOutCode{BailUnknownTool}},
+		{name: "raw act call as text is not salvaged", steps: []*llm.Response{
+			{Text: `{"name": "page_click", "arguments": {"target": {"role": "button", "name": "Save"}}}`},
+		}, want: DecisionBailedOut, bails: []BailOutCode{BailToolCallAsText}, reply: "only runs with an approval"},
+		{name: "plain answer", steps: []*llm.Response{{Text: "Hello."}}, want: DecisionReplied, reply: "Hello."},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &playModel{steps: tc.steps}
+			r, log := exploreRouter(t, m, nil, api.URL)
+			r.MaxExploreSteps, r.SalvageApprover = tc.max, tc.approve
+			conv := r.NewConversation()
+			defer conv.Close()
+			res, err := conv.Turn(context.Background(), "a request")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var calls []string
+			for _, c := range res.Calls {
+				calls = append(calls, fmt.Sprintf("%s:%v", c.Name, c.OK))
+			}
+			var bails []BailOutCode
+			for _, b := range res.BailOuts {
+				bails = append(bails, b.Code)
+			}
+			if res.Decision != tc.want || fmt.Sprint(calls) != fmt.Sprint(tc.calls) || fmt.Sprint(bails) != fmt.Sprint(tc.bails) {
+				t.Fatalf("decision %s calls %v bail-outs %v, want %s %v %v (reply %q)", res.Decision, calls, bails, tc.want, tc.calls, tc.bails, res.Reply)
+			}
+			if !res.Explore || !strings.Contains(res.Reply, tc.reply) {
+				t.Errorf("reply %q, want it to contain %q", res.Reply, tc.reply)
+			}
+			if tc.toolSeen != "" && !strings.Contains(m.lastTool(), tc.toolSeen) {
+				t.Errorf("the model saw %s; want %q", m.lastTool(), tc.toolSeen)
+			}
+			// Every call is in the log: raw ones with raw:true.
+			recs, _ := readSession(t, log)
+			var logged []string
+			for _, rec := range recs {
+				if rec.Type == RecToolResult {
+					logged = append(logged, fmt.Sprintf("%s:%v", rec.Tool, rec.OK))
+					if rec.Raw != IsRawTool(rec.Tool) {
+						t.Errorf("%s logged with raw=%v", rec.Tool, rec.Raw)
+					}
+				}
+			}
+			if fmt.Sprint(logged) != fmt.Sprint(calls) {
+				t.Errorf("logged results %v, calls %v", logged, calls)
+			}
+		})
+	}
+}
+
+// TestRawHTTPSecrets: credential headers of an http_request are registered
+// as secrets before the call is logged.
+func TestRawHTTPSecrets(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = fmt.Fprintf(w, `{"auth":%q}`, r.Header.Get("Authorization"))
+	}))
+	defer api.Close()
+	dir := t.TempDir()
+	log, err := OpenSessionLog(dir, "http")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	x := &RawExecutor{Log: log, BaseURL: api.URL}
+	defer x.Close()
+	o := x.Run(context.Background(), Call{ID: "h1", Name: RawHTTP, Turn: 1, Args: json.RawMessage(`{"url":"/me","headers":{"Authorization":"Bearer tok-12345"}}`)})
+	if !o.OK || o.Verification.Passed != 1 {
+		t.Fatalf("outcome %+v", o)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "http.jsonl"))
+	if strings.Contains(string(b), "tok-12345") || !strings.Contains(string(b), `"raw":true`) {
+		t.Errorf("log:\n%s", b)
+	}
+	// Without a page source, page tools fail cleanly.
+	o = x.Run(context.Background(), Call{ID: "h2", Name: RawSnapshot, Turn: 1, Args: json.RawMessage(`{}`)})
+	if o.OK || o.Error.Code != CodeInternal || !strings.Contains(o.Error.Message, "no browser") {
+		t.Errorf("snapshot without a browser: %+v", o.Error)
+	}
+}
