@@ -1,0 +1,90 @@
+package refdata
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+)
+
+// Lookuper reads one row of reference data by key. *Store and *Lazy are
+// Lookupers; tests can supply a map-backed one.
+//
+// bundle is "name" (its current version) or "name@version"; file is the
+// path of a file in the bundle; key is the value of that file's key column
+// as text (integers in decimal). The row comes back as a map of its
+// columns with numbers as json.Number, ready for runtime.Convert.
+type Lookuper interface {
+	Lookup(ctx context.Context, bundle, file, key string) (map[string]any, error)
+}
+
+type ctxKey struct{}
+
+// NewContext returns ctx carrying l: the binary puts its store in the
+// context of each run, and generated lookup steps find it there.
+func NewContext(ctx context.Context, l Lookuper) context.Context {
+	return context.WithValue(ctx, ctxKey{}, l)
+}
+
+// FromContext returns the Lookuper in ctx, or nil.
+func FromContext(ctx context.Context) Lookuper {
+	l, _ := ctx.Value(ctxKey{}).(Lookuper)
+	return l
+}
+
+// Lookup is what a generated `lookup` step calls: the row of file in bundle
+// whose key is key, from the Lookuper in ctx (not_configured when there is
+// none). Its errors are *Error: not_found, expired, stale, untrusted_key,
+// cache.
+func Lookup(ctx context.Context, bundle, file, key string) (map[string]any, error) {
+	l := FromContext(ctx)
+	if l == nil {
+		return nil, &Error{Code: CodeNotConfigured, Bundle: bundle, File: file, Msg: "no reference-data store in this binary's context (refdata.NewContext)"}
+	}
+	return l.Lookup(ctx, bundle, file, key)
+}
+
+// Lazy opens the store on its first lookup, so binaries can offer reference
+// data without touching the cache in runs whose macros never read it.
+type Lazy struct {
+	Options Options
+
+	once  sync.Once
+	store *Store
+	err   error
+}
+
+// Store opens the store once and returns it.
+func (l *Lazy) Store(ctx context.Context) (*Store, error) {
+	l.once.Do(func() {
+		// The store outlives the call that opened it; Close ends it.
+		l.store, l.err = Open(context.WithoutCancel(ctx), l.Options)
+	})
+	return l.store, l.err
+}
+
+// Lookup opens the store if needed and reads the row.
+func (l *Lazy) Lookup(ctx context.Context, bundle, file, key string) (map[string]any, error) {
+	s, err := l.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Lookup(ctx, bundle, file, key)
+}
+
+// LookupRaw opens the store if needed and reads the row as canonical JSON.
+func (l *Lazy) LookupRaw(ctx context.Context, bundle, file, key string) (json.RawMessage, error) {
+	s, err := l.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.LookupRaw(ctx, bundle, file, key)
+}
+
+// Close closes the store if it was opened.
+func (l *Lazy) Close() error {
+	l.once.Do(func() {}) // a later Store call must not open one
+	if l.store != nil {
+		return l.store.Close()
+	}
+	return nil
+}
