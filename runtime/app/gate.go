@@ -1,0 +1,155 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/gate"
+	"github.com/urfave/cli/v2"
+)
+
+// GateCommand is `gate`: a CI gate over session logs that flags turns done
+// with raw explore tools and suggests specs for the repeated workflows.
+func GateCommand(cfg *Config) *cli.Command {
+	return &cli.Command{
+		Name:      "gate",
+		Usage:     "flag user turns done with raw explore tools (>= --threshold raw calls) and suggest macro specs for them",
+		ArgsUsage: "[PATH ...]",
+		Description: `Reads session logs (default ` + runtime.DefaultSessionDir + `, recursive *.jsonl; torn and foreign
+lines are counted and skipped), flags every user turn with --threshold or more raw calls,
+groups the findings that are the same workflow and suggests one spec per group: values that
+vary become parameters, observed results become expect post-conditions.
+Exit 0: no finding; 1: findings; 2: usage error or unreadable input.`,
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "threshold", Value: gate.DefaultThreshold, Usage: "raw calls in one user turn that make a finding"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json"},
+			&cli.StringFlag{Name: "write", Usage: "write each suggested spec to `DIR`/<name>.yaml (e.g. macros.d/suggested)"},
+			&cli.StringFlag{Name: "macros", Usage: "existing specs (`DIR`): skip workflows a macro already covers, avoid its names"},
+			&cli.StringSliceFlag{Name: "env", Usage: "`NAME[=URL]`: write URLs under this base as {{ env.NAME }} (repeatable; default: " +
+				strings.Join(sortedKeys(cfg.EnvDefaults), ", ") + ")"},
+		},
+		Action: func(c *cli.Context) error {
+			format := c.String("format")
+			if format != "text" && format != "json" {
+				return Usagef("--format must be text or json")
+			}
+			if c.Int("threshold") < 1 {
+				return Usagef("--threshold must be at least 1")
+			}
+			env, err := gateEnv(cfg, c.StringSlice("env"))
+			if err != nil {
+				return err
+			}
+			opts := gate.Options{Threshold: c.Int("threshold"), Env: env}
+			write := c.String("write")
+			if write != "" {
+				opts.SchemaRef = schemaRef(write)
+			}
+			var dirs []string
+			if m := c.String("macros"); m != "" {
+				if st, err := os.Stat(m); err != nil || !st.IsDir() {
+					return Usagef("--macros %s: not a directory of macro specs", m)
+				}
+				dirs = append(dirs, m)
+			}
+			if st, err := os.Stat(write); write != "" && err == nil && st.IsDir() {
+				dirs = append(dirs, write) // its hand-written specs' names are taken too
+			}
+			if len(dirs) > 0 {
+				if opts.Existing, err = gate.ReadMacros(dirs, write); err != nil {
+					return Usagef("%v", err)
+				}
+			}
+			paths := c.Args().Slice()
+			if len(paths) == 0 {
+				paths = []string{runtime.DefaultSessionDir}
+			}
+			rep, err := gate.Scan(paths, opts)
+			if err != nil {
+				return Usagef("%v", err)
+			}
+			if write != "" {
+				if err := gate.WriteSpecs(write, rep); err != nil {
+					var ce *gate.ConflictError
+					if errors.As(err, &ce) {
+						return Usagef("%v", err)
+					}
+					return Usagef("--write %s: %v", write, err)
+				}
+			}
+			if format == "json" {
+				enc := json.NewEncoder(c.App.Writer)
+				enc.SetIndent("", "  ")
+				err = enc.Encode(rep)
+			} else {
+				err = gate.WriteText(c.App.Writer, rep)
+			}
+			if err != nil {
+				return err
+			}
+			if n := rep.Stats.Findings; n > 0 {
+				return Failf("%d turn(s) done with raw tools (threshold %d)", n, rep.Threshold)
+			}
+			return nil
+		},
+	}
+}
+
+// gateEnv is the env bases: the binary's defaults (their values from the
+// environment when set) plus --env NAME[=URL].
+func gateEnv(cfg *Config, flags []string) ([]gate.EnvBase, error) {
+	get := cfg.Getenv
+	if get == nil {
+		get = os.Getenv
+	}
+	value := func(name string) string {
+		if v := get(name); v != "" {
+			return v
+		}
+		return cfg.EnvDefaults[name]
+	}
+	byName := map[string]string{}
+	for _, n := range sortedKeys(cfg.EnvDefaults) {
+		byName[n] = value(n)
+	}
+	for _, f := range flags {
+		name, url, has := strings.Cut(f, "=")
+		if !has {
+			url = value(name)
+		}
+		if name == "" || url == "" {
+			return nil, Usagef("--env %s: want NAME=URL, or NAME of a set variable", f)
+		}
+		byName[name] = url
+	}
+	var out []gate.EnvBase
+	for _, n := range sortedKeys(byName) {
+		out = append(out, gate.EnvBase{Name: n, URL: byName[n]})
+	}
+	return out, nil
+}
+
+// schemaRef is the path from the write directory to the nearest
+// docs/macrokit.schema.json above it (as macros.d's specs point at it), or
+// the conventional ../docs/macrokit.schema.json when there is none.
+func schemaRef(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "../docs/macrokit.schema.json"
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, "docs", "macrokit.schema.json")
+		if _, err := os.Stat(p); err == nil {
+			if rel, err := filepath.Rel(abs, p); err == nil {
+				return filepath.ToSlash(rel)
+			}
+		}
+		if filepath.Dir(d) == d {
+			return "../docs/macrokit.schema.json"
+		}
+	}
+}
