@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -131,6 +132,20 @@ func (g *generator) macroCtor(m *macroInfo, f *jen.File) error {
 		}
 		fields = append(fields, jen.Id("Examples").Op(":").Index().Qual(pkgRuntime, "Example").Values(multiline(exs)...))
 	}
+	if len(s.Env) > 0 {
+		var env []jen.Code
+		for _, e := range s.Env {
+			env = append(env, jen.Lit(e))
+		}
+		fields = append(fields, jen.Id("Env").Op(":").Index().String().Values(env...))
+	}
+	if len(s.Tests) > 0 {
+		tests, err := macroTests(s)
+		if err != nil {
+			return err
+		}
+		fields = append(fields, jen.Id("Tests").Op(":").Index().Qual(pkgRuntime, "MacroTest").Values(multiline(tests)...))
+	}
 	adapter := "Handle"
 	if m.result == "" {
 		adapter = "HandleNoResult"
@@ -142,6 +157,72 @@ func (g *generator) macroCtor(m *macroInfo, f *jen.File) error {
 		jen.Return(jen.Op("&").Qual(pkgRuntime, "Macro").Values(multiline(fields)...)),
 	)
 	return nil
+}
+
+// macroTests renders the spec's tests as runtime.MacroTest literals: the
+// arguments and every operand as canonical JSON, and the fixture file each
+// test's recorded HTTP exchanges go to (<macro>/<slug>.jsonl, slugs made
+// unique in source order).
+func macroTests(s *spec.Spec) ([]jen.Code, error) {
+	var out []jen.Code
+	slugs := map[string]bool{}
+	for _, t := range s.Tests {
+		args := t.Args
+		if args == nil {
+			args = map[string]any{}
+		}
+		b, err := canonicalJSON(args)
+		if err != nil {
+			return nil, fmt.Errorf("test %q: %w", t.Name, err)
+		}
+		fields := []jen.Code{
+			jen.Id("Name").Op(":").Lit(t.Name),
+			jen.Id("Args").Op(":").Qual(pkgJSON, "RawMessage").Call(stringLit(string(b))),
+		}
+		if len(t.Want) > 0 {
+			var wants []jen.Code
+			for _, w := range t.Want {
+				op := opConst[w.Op]
+				if op == "" {
+					return nil, fmt.Errorf("test %q: unknown operator %q", t.Name, w.Op)
+				}
+				arg, err := canonicalJSON(w.Arg)
+				if err != nil {
+					return nil, fmt.Errorf("test %q: want %s: %w", t.Name, w.Field, err)
+				}
+				wants = append(wants, jen.Values(jen.Id("Field").Op(":").Lit(w.Field), jen.Id("Op").Op(":").Qual(pkgRuntime, op),
+					jen.Id("Arg").Op(":").Qual(pkgJSON, "RawMessage").Call(stringLit(string(arg)))))
+			}
+			fields = append(fields, jen.Id("Want").Op(":").Index().Qual(pkgRuntime, "Want").Values(multiline(wants)...))
+		}
+		if t.WantError != "" {
+			fields = append(fields, jen.Id("WantError").Op(":").Lit(t.WantError))
+		}
+		if t.Site != "" {
+			fields = append(fields, jen.Id("Site").Op(":").Lit(t.Site))
+		}
+		slug := testSlug(t.Name)
+		for i := 2; slugs[slug]; i++ {
+			slug = fmt.Sprintf("%s-%d", testSlug(t.Name), i)
+		}
+		slugs[slug] = true
+		fields = append(fields, jen.Id("Fixture").Op(":").Lit(s.Name+"/"+slug+".jsonl"))
+		out = append(out, jen.Values(multiline(fields)...))
+	}
+	return out, nil
+}
+
+var slugRun = regexp.MustCompile(`[^a-z0-9]+`)
+
+// testSlug is runtime.TestSlug (gen does not link the runtime): the test
+// name lower-cased, runs of other characters as one '-', trimmed; "test"
+// when nothing is left.
+func testSlug(name string) string {
+	s := strings.Trim(slugRun.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	if s == "" {
+		return "test"
+	}
+	return s
 }
 
 // multiline lays out composite literal elements one per line.

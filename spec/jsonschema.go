@@ -209,7 +209,8 @@ func buildJSONSchema() jobj {
 		"steps":   jref("steps"),
 		"returns": anyOf(jobj{"type": "object"}, str),
 		"tests": jobj{"type": "array", "items": closed(jobj{"name": jobj{"type": "string", "minLength": 1},
-			"args": anyArgs, "want": jobj{"type": "object"}, "want_error": str}, "name")},
+			"args": anyArgs, "want": jobj{"type": "object"}, "want_error": str,
+			"site": jobj{"type": "string", "pattern": snakeRE.String()}}, "name")},
 	}, "macrokit", "name", "version", "intent", "risk", "steps")
 	top["$schema"] = "http://json-schema.org/draft-07/schema#"
 	top["title"] = "macrokit macro spec (format 1)"

@@ -141,7 +141,11 @@ type Test struct {
 	// WantError, when set, means the run must fail with an error whose
 	// message contains it.
 	WantError string
-	Pos       Pos // the test's position
+	// Site names the live site the test runs against ("" when none): the
+	// test needs {{ env.<SITE>_URL }} pointing at it (site demo: DEMO_URL),
+	// which a binary may serve in-process (`macrokit test` does for demo).
+	Site string
+	Pos  Pos // the test's position
 }
 
 // Want is one check of a result field in a test.

@@ -242,7 +242,7 @@ func (p *parser) tests(n *yaml.Node, path string, s *Spec) []*Test {
 	names := map[string]int{}
 	for i, it := range items {
 		ipath := index(path, i)
-		m := p.mapping(it, ipath, []string{"name", "args", "want", "want_error"})
+		m := p.mapping(it, ipath, []string{"name", "args", "want", "want_error", "site"})
 		if m == nil {
 			continue
 		}
@@ -268,6 +268,15 @@ func (p *parser) tests(n *yaml.Node, path string, s *Spec) []*Test {
 		}
 		if wn := m.get("want"); wn != nil {
 			t.Want = p.wants(wn, m.sub("want"), s)
+		}
+		if sn := m.get("site"); sn != nil {
+			if v, ok := p.name(sn, m.sub("site")); ok {
+				if !snakeRE.MatchString(v) {
+					p.errf(sn, m.sub("site"), "site %q is not a snake_case name (a site such as demo names the variable DEMO_URL)", v)
+				} else {
+					t.Site = v
+				}
+			}
 		}
 		out = append(out, t)
 	}
