@@ -1,0 +1,163 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/serve"
+	"github.com/urfave/cli/v2"
+)
+
+// ServeCommand is `serve`: every macro as an MCP tool (stdio with --mcp,
+// streamable HTTP at /mcp with --http) plus the JSON API on the same HTTP
+// server. It runs until the context is cancelled (SIGINT/SIGTERM in cmd/)
+// or the stdio client goes away, then drains in-flight calls.
+func ServeCommand(cfg *Config) *cli.Command {
+	flags := []cli.Flag{
+		&cli.BoolFlag{Name: "mcp", Usage: "serve MCP on stdin/stdout (for clients that launch the server, e.g. Claude Desktop)"},
+		&cli.StringFlag{Name: "http", Usage: "serve MCP (at /mcp) and the JSON API on this address, e.g. 127.0.0.1:8452"},
+		&cli.IntFlag{Name: "concurrency", Value: serve.DefaultConcurrency, Usage: "pages (isolated browser contexts) open at once; further calls wait"},
+		&cli.DurationFlag{Name: "call-timeout", Value: serve.DefaultCallTimeout, Usage: "bound for one call, including its wait for a page"},
+		&cli.DurationFlag{Name: "shutdown-timeout", Value: 30 * time.Second, Usage: "on shutdown, how long in-flight calls may finish before they are cancelled"},
+		&cli.StringFlag{Name: "approval", Usage: "dangerous macros: ask (MCP elicitation where the client supports it, else refused; always refused on the HTTP API), yes, deny (default: approval.policy of macrokit.yaml, else ask)"},
+		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve dangerous macros without asking (same as --approval yes)"},
+		&cli.StringFlag{Name: "session-dir", Value: runtime.DefaultSessionDir, Usage: "where the session log goes (empty: no log)"},
+		&cli.IntFlag{Name: "top-k", Value: runtime.DefaultCatalogK, Usage: "POST /v1/ask: macros offered per turn when the registry is larger than --catalog-threshold"},
+		&cli.IntFlag{Name: "catalog-threshold", Value: runtime.DefaultCatalogThreshold, Usage: "POST /v1/ask: registry size above which only the top-k relevant macros are offered"},
+	}
+	flags = append(flags, ModelFlags()...)
+	flags = append(flags, BrowserFlags()...)
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "serve the macros as MCP tools (--mcp: stdio; --http ADDR: streamable HTTP at /mcp plus a JSON API)",
+		Description: "Each macro is an MCP tool with its params schema as input schema and its result schema as output schema;\n" +
+			"results carry the verification evidence. With --http the same server answers GET /v1/macros, POST /v1/macros/{name},\n" +
+			"POST /v1/ask (with model flags) and GET /healthz. See docs/serve.md.",
+		Flags: flags,
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return Usagef("serve takes no arguments (got %q)", c.Args().First())
+			}
+			stdio, addr := c.Bool("mcp"), c.String("http")
+			if !stdio && addr == "" {
+				return Usagef("serve needs --mcp (stdio), --http ADDR, or both")
+			}
+			if c.Int("concurrency") < 1 {
+				return Usagef("--concurrency must be at least 1")
+			}
+			if c.Duration("call-timeout") <= 0 {
+				return Usagef("--call-timeout must be positive")
+			}
+			name := c.String("approval")
+			if name == "" && cfg.Settings != nil {
+				name = string(cfg.Settings.Approval)
+			}
+			policy, err := serve.ParseApproval(name)
+			if err != nil {
+				return Usagef("--approval: %v", err)
+			}
+			if c.Bool("yes") {
+				policy = serve.ApprovalAlways
+			}
+			opts := serve.Options{
+				Name: cfg.Name, Version: cfg.Version, Registry: cfg.Registry, Primitives: cfg.Primitives, Getenv: cfg.getenv,
+				Browser:     launcher(c),
+				Concurrency: c.Int("concurrency"), CallTimeout: c.Duration("call-timeout"),
+				Approval: policy, SessionDir: c.String("session-dir"), Sites: cfg.SitePolicy(),
+				Logger: slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn})),
+			}
+			var models *Models
+			if wantsModel(c, cfg) {
+				models, err = NewModels(c, cfg)
+				if err != nil {
+					return err
+				}
+				defer models.Close()
+				var salvage runtime.Approver
+				if policy == serve.ApprovalAlways {
+					salvage = runtime.AlwaysApprove
+				}
+				opts.NewRouter = func(d *runtime.Dispatcher) *runtime.Router {
+					return &runtime.Router{Registry: cfg.Registry, Dispatcher: d, Model: models.Primary, Fallback: models.Fallback,
+						SalvageApprover: salvage, TopK: c.Int("top-k"), CatalogThreshold: c.Int("catalog-threshold")}
+				}
+			}
+			var ln net.Listener
+			if addr != "" {
+				// Listen before starting anything else, so a taken port is a
+				// clear usage error.
+				ln, err = net.Listen("tcp", addr)
+				if err != nil {
+					return Usagef("--http %s: %v", addr, err)
+				}
+			}
+			srv, err := serve.New(opts)
+			if err != nil {
+				if ln != nil {
+					_ = ln.Close()
+				}
+				return Failf("%v", err)
+			}
+			ep := serve.Endpoints{HTTP: ln}
+			var where []string
+			if stdio {
+				ep.Stdin, ep.Stdout = c.App.Reader, c.App.Writer
+				where = append(where, "MCP on stdio")
+			}
+			if ln != nil {
+				base := "http://" + ln.Addr().String()
+				where = append(where, "MCP at "+base+"/mcp", "the API at "+base+"/v1/macros")
+			}
+			// stdout belongs to the MCP protocol: everything else goes to stderr.
+			fmt.Fprintf(c.App.ErrWriter, "%s serve: %d macros; %s; concurrency %d, call timeout %s, approval %s",
+				cfg.Name, cfg.Registry.Len(), joinList(where), opts.Concurrency, opts.CallTimeout, policy)
+			if models != nil {
+				fmt.Fprintf(c.App.ErrWriter, "; /v1/ask with %s", describeModels(models))
+			}
+			fmt.Fprintln(c.App.ErrWriter)
+			if l := srv.SessionLog(); l != nil {
+				fmt.Fprintf(c.App.ErrWriter, "session log: %s\n", l.Path())
+			}
+			if err := srv.Serve(c.Context, ep, c.Duration("shutdown-timeout")); err != nil {
+				return Failf("%v", err)
+			}
+			return nil
+		},
+	}
+}
+
+// launcher starts the browser the browser flags describe.
+func launcher(c *cli.Context) serve.LaunchFunc {
+	opts := engine.Options{Bin: c.String("browser"), ControlURL: c.String("cdp"), Headed: c.Bool("headed")}
+	return func(ctx context.Context) (*engine.Browser, error) { return engine.Launch(ctx, opts) }
+}
+
+// wantsModel reports whether a model is configured (flags or environment):
+// only then is POST /v1/ask enabled.
+func wantsModel(c *cli.Context, cfg *Config) bool {
+	for _, f := range []string{"model", "scripted", "replay"} {
+		if c.String(f) != "" {
+			return true
+		}
+	}
+	return cfg.getenv(EnvModel) != "" || cfg.getenv(EnvScripted) != ""
+}
+
+func joinList(parts []string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	out := parts[0]
+	for _, p := range parts[1 : len(parts)-1] {
+		out += ", " + p
+	}
+	return out + " and " + parts[len(parts)-1]
+}

@@ -1,0 +1,349 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/macrokit/macrokit-go/internal/editdist"
+	"github.com/macrokit/macrokit-go/runtime"
+)
+
+// Error codes of the HTTP API beyond the dispatcher's (runtime.ErrorCode).
+const (
+	CodeShuttingDown    = "shutting_down"
+	CodeRequestTooLarge = "request_too_large"
+	CodeBadRequest      = "bad_request"
+	CodeAskUnavailable  = "ask_unavailable"
+	CodeModelFailed     = "model_failed"
+	CodeForbiddenHost   = "forbidden_host"
+	CodeCrossOrigin     = "cross_origin"
+)
+
+// maxBody bounds a request body.
+const maxBody = 1 << 20
+
+// HTTPHandler is the whole HTTP surface: MCP (streamable HTTP) at /mcp and
+// the JSON API:
+//
+//	GET  /healthz             server, pool and in-flight state
+//	GET  /v1/macros           the tools (name, description, schemas, risk)
+//	GET  /v1/macros/{name}    one tool
+//	POST /v1/macros/{name}    arguments -> result + evidence
+//	POST /v1/ask              {"request": "..."} -> a routed turn
+//
+// Cross-origin browser requests and, on a loopback listener, requests
+// naming another host (DNS rebinding) are refused.
+func (s *Server) HTTPHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", s.MCPHandler())
+	mux.HandleFunc("GET /healthz", s.handleHealth)
+	mux.HandleFunc("GET /v1/macros", s.handleList)
+	mux.HandleFunc("GET /v1/macros/{name}", s.handleGet)
+	mux.HandleFunc("POST /v1/macros/{name}", s.handleCall)
+	mux.HandleFunc("POST /v1/ask", s.handleAsk)
+	// The catch-all below would hide the mux's own 405s: name them.
+	for path, allow := range map[string]string{"/healthz": "GET", "/v1/macros": "GET", "/v1/macros/{name}": "GET, POST", "/v1/ask": "POST"} {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" "+r.URL.Path+": allowed: "+allow)
+		})
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path+" (see GET /v1/macros, POST /v1/macros/{name}, POST /v1/ask, GET /healthz, /mcp)")
+	})
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusForbidden, CodeCrossOrigin, "cross-origin browser requests are refused")
+	}))
+	return loopbackHostOnly(cop.Handler(mux))
+}
+
+// apiError is the error object of every non-2xx response; for a macro call
+// it is the dispatcher's CallError (code, message, args with JSON pointers,
+// the failing step).
+type apiError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	writeJSON(w, status, map[string]any{"error": apiError{Code: code, Message: msg}})
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	h := s.Health()
+	status := http.StatusOK
+	if h.Status != "ok" {
+		status = http.StatusServiceUnavailable
+	}
+	writeJSON(w, status, h)
+}
+
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"macros": s.reg.Tools()})
+}
+
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	m, ok := s.reg.Lookup(name)
+	if !ok {
+		writeError(w, http.StatusNotFound, string(runtime.CodeMacroNotFound), fmt.Sprintf("no macro named %q%s", name, s.suggest(name)))
+		return
+	}
+	writeJSON(w, http.StatusOK, m.Tool())
+}
+
+// CallResponse is the body of POST /v1/macros/{name}: the dispatcher's
+// outcome (ok, result or error, steps with their checks, verification
+// counts), as `macrokit run --format json` prints it, plus the duration in
+// milliseconds.
+type CallResponse struct {
+	*runtime.Outcome
+	DurationMS int64 `json:"duration_ms"`
+}
+
+func (s *Server) handleCall(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	ctx, done, ok := s.begin(r.Context())
+	defer done()
+	if !ok {
+		writeError(w, http.StatusServiceUnavailable, CodeShuttingDown, ErrShuttingDown.Error())
+		return
+	}
+	out := s.call(ctx, "http", name, body, s.httpApprover())
+	if out.Error != nil {
+		switch out.Error.Code {
+		case runtime.CodeMacroNotFound:
+			out.Error.Message += s.suggest(name)
+		case runtime.CodeApprovalRequired:
+			out.Error.Message = fmt.Sprintf("%s is marked dangerous and needs a human approval, which the HTTP API cannot ask for: refused, nothing ran. Call it over MCP from a client that supports elicitation, or start the server with --yes.", name)
+		}
+	}
+	writeJSON(w, StatusOf(out), CallResponse{Outcome: out, DurationMS: out.Duration.Milliseconds()})
+}
+
+// StatusOf maps a call's outcome to its HTTP status: 200 passed, 400
+// invalid arguments, 403 approval required or declined or a site outside
+// the allowed sites, 404 unknown macro,
+// 422 the macro ran and a step or check failed, 503 cancelled, 504 timed
+// out, 500 anything else.
+func StatusOf(out *runtime.Outcome) int {
+	if out.OK {
+		return http.StatusOK
+	}
+	if out.Error == nil {
+		return http.StatusInternalServerError
+	}
+	switch out.Error.Code {
+	case runtime.CodeInvalidArguments:
+		return http.StatusBadRequest
+	case runtime.CodeMacroNotFound:
+		return http.StatusNotFound
+	case runtime.CodeApprovalRequired, runtime.CodeApprovalDenied, runtime.CodeSiteNotAllowed:
+		return http.StatusForbidden
+	case runtime.CodeStepFailed:
+		return http.StatusUnprocessableEntity
+	case runtime.CodeTimeout:
+		return http.StatusGatewayTimeout
+	case runtime.CodeCancelled:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// AskRequest is the body of POST /v1/ask.
+type AskRequest struct {
+	Request string `json:"request"`
+}
+
+// AskResponse is the body of POST /v1/ask: the routed turn (decision,
+// macro, arguments, outcome with evidence, reply, bail-outs).
+type AskResponse struct {
+	*runtime.TurnResult
+	Error string `json:"error,omitempty"`
+}
+
+func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
+	if s.router == nil {
+		writeError(w, http.StatusNotImplemented, CodeAskUnavailable, "POST /v1/ask needs a model: start the server with --model (or --scripted)")
+		return
+	}
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	var req AskRequest
+	if err := json.Unmarshal(body, &req); err != nil || strings.TrimSpace(req.Request) == "" {
+		writeError(w, http.StatusBadRequest, CodeBadRequest, `want a JSON object {"request": "what to do"}`)
+		return
+	}
+	ctx, done, ok := s.begin(r.Context())
+	defer done()
+	if !ok {
+		writeError(w, http.StatusServiceUnavailable, CodeShuttingDown, ErrShuttingDown.Error())
+		return
+	}
+	res, err := s.router.NewConversation().Turn(ctx, req.Request)
+	if res == nil {
+		msg := "the model did not answer"
+		if err != nil {
+			msg = err.Error()
+		}
+		writeError(w, http.StatusBadGateway, CodeModelFailed, msg)
+		return
+	}
+	out := AskResponse{TurnResult: res}
+	if res.Err != nil {
+		out.Error = res.Err.Error()
+	}
+	status := http.StatusOK
+	if res.Decision == runtime.DecisionFailed || res.Decision == runtime.DecisionBailedOut || (res.Outcome != nil && !res.Outcome.OK) {
+		status = http.StatusUnprocessableEntity
+	}
+	writeJSON(w, status, out)
+}
+
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeError(w, http.StatusRequestEntityTooLarge, CodeRequestTooLarge, fmt.Sprintf("the body exceeds %d bytes", maxBody))
+		} else {
+			writeError(w, http.StatusBadRequest, CodeBadRequest, "read body: "+err.Error())
+		}
+		return nil, false
+	}
+	return b, true
+}
+
+func (s *Server) suggest(name string) string {
+	best, bd := "", 4
+	for _, m := range s.reg.List() {
+		if d := editdist.Distance(name, m.Name); d < bd {
+			best, bd = m.Name, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// loopbackHostOnly refuses, on a loopback listener, requests whose Host is
+// not a loopback name: a web page that rebinds its own name to 127.0.0.1
+// must not reach the API.
+func loopbackHostOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopback(la.String()) && !isLoopbackHost(r.Host) {
+			writeError(w, http.StatusForbidden, CodeForbiddenHost, "this server listens on loopback and answers only requests for localhost")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func isLoopback(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func isLoopbackHost(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	return host == "localhost" || isLoopback(host)
+}
+
+// Endpoints say where Serve serves.
+type Endpoints struct {
+	// HTTP, when set, serves HTTPHandler on this listener.
+	HTTP net.Listener
+	// Stdin and Stdout, when both set, serve MCP over stdio; the client
+	// closing stdin ends Serve.
+	Stdin  io.Reader
+	Stdout io.Writer
+}
+
+// Serve serves the endpoints until ctx is done or the stdio client goes
+// away, then shuts down: in-flight calls get grace to finish and are
+// cancelled after it, MCP sessions and the browser are closed. It returns
+// nil after a clean stop, the listener's error if it failed, or
+// Shutdown's error if calls had to be cancelled.
+func (s *Server) Serve(ctx context.Context, ep Endpoints, grace time.Duration) error {
+	if ep.HTTP == nil && (ep.Stdin == nil || ep.Stdout == nil) {
+		return errors.New("serve: nothing to serve: give an HTTP listener, stdio, or both")
+	}
+	stop, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, 2)
+	var wg sync.WaitGroup
+	var hs *http.Server
+	if ep.HTTP != nil {
+		hs = &http.Server{Handler: s.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
+		wg.Go(func() {
+			if err := hs.Serve(ep.HTTP); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("serve http: %w", err)
+				cancel()
+			}
+		})
+	}
+	if ep.Stdin != nil && ep.Stdout != nil {
+		wg.Go(func() {
+			// The stdio session ends with the client: that ends the server.
+			if err := s.ServeStdio(stop, ep.Stdin, ep.Stdout); err != nil {
+				errc <- fmt.Errorf("serve stdio: %w", err)
+			}
+			cancel()
+		})
+	}
+	<-stop.Done()
+	gctx, gcancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
+	defer gcancel()
+	err := s.Shutdown(gctx)
+	if hs != nil {
+		// Calls are drained and MCP streams closed: what is left is idle.
+		sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		_ = hs.Shutdown(sctx)
+		scancel()
+		_ = hs.Close()
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(5 * time.Second): // a stdin read that closing cannot interrupt
+	}
+	select {
+	case lerr := <-errc:
+		return lerr
+	default:
+	}
+	return err
+}

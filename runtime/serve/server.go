@@ -1,0 +1,342 @@
+// Package serve serves a macro registry to other programs: every macro as
+// an MCP tool (stdio or streamable HTTP, through the official MCP Go SDK)
+// and a small JSON HTTP API, over one shared browser whose isolated
+// contexts are handed out by a bounded pool. Every call goes through the
+// runtime's Dispatcher, so it is validated, verified and written to the
+// session log exactly like `run`.
+//
+// It is independent of any command-line framework: runtime/app wires it to
+// flags (`macrokit serve`).
+package serve
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Approval is the policy for risk: dangerous macros.
+type Approval int
+
+// Approval policies.
+const (
+	// ApprovalAsk asks a human through MCP elicitation when the client
+	// supports it; otherwise, and always on the HTTP API, which cannot ask,
+	// a dangerous call is refused with approval_required.
+	ApprovalAsk Approval = iota
+	// ApprovalAlways runs dangerous macros without asking (--yes).
+	ApprovalAlways
+	// ApprovalDeny refuses every dangerous call.
+	ApprovalDeny
+)
+
+// ParseApproval reads a policy name, as macrokit.yaml spells them: ask,
+// yes or deny.
+func ParseApproval(s string) (Approval, error) {
+	switch s {
+	case "ask", "":
+		return ApprovalAsk, nil
+	case "yes":
+		return ApprovalAlways, nil
+	case "deny":
+		return ApprovalDeny, nil
+	}
+	return 0, fmt.Errorf("approval policy %q: want ask, yes or deny", s)
+}
+
+// String returns the policy's name.
+func (a Approval) String() string {
+	switch a {
+	case ApprovalAlways:
+		return "yes"
+	case ApprovalDeny:
+		return "deny"
+	}
+	return "ask"
+}
+
+// Defaults of Options.
+const (
+	DefaultConcurrency = 4
+	DefaultCallTimeout = 2 * time.Minute
+)
+
+// Options configure a Server.
+type Options struct {
+	// Name and Version identify the server to MCP clients and in /healthz.
+	Name, Version string
+	// Registry holds the macros served as tools.
+	Registry *runtime.Registry
+	// Primitives, Getenv and HTTPClient are handed to every call's
+	// dispatcher (see runtime.Dispatcher).
+	Primitives runtime.Primitives
+	Getenv     func(string) string
+	HTTPClient *http.Client
+	// Browser starts the shared browser on the first call that opens a page
+	// (nil: macros with page steps fail with a clear error).
+	Browser LaunchFunc
+	// Concurrency bounds the pages open at once, i.e. the calls running page
+	// steps concurrently; others wait (within their timeout). 0 means
+	// DefaultConcurrency.
+	Concurrency int
+	// CallTimeout bounds one call, including its wait for a page. 0 means
+	// DefaultCallTimeout; negative means no bound beyond the client's.
+	CallTimeout time.Duration
+	// Approval is the policy for dangerous macros.
+	Approval Approval
+	// Sites restricts the origins page and http steps may reach (nil: the
+	// policy on the call's context, if any; see runtime.Dispatcher.Sites).
+	Sites *runtime.SitePolicy
+	// SessionDir is where the server's session log goes (empty: no log).
+	// One log per server process records every MCP and HTTP call.
+	SessionDir string
+	// NewRouter, when set, enables POST /v1/ask: it builds the router for
+	// routed turns around the server's dispatcher (pool, log, timeout,
+	// approval policy of the HTTP API).
+	NewRouter func(d *runtime.Dispatcher) *runtime.Router
+	// Logger receives the server's and the MCP SDK's diagnostics (nil:
+	// discarded).
+	Logger *slog.Logger
+}
+
+// Server is the serving core: the MCP server, the HTTP API, the browser
+// pool and the bookkeeping of in-flight calls.
+type Server struct {
+	opts    Options
+	reg     *runtime.Registry
+	pool    *Pool
+	log     *runtime.SessionLog
+	base    runtime.Dispatcher
+	router  *runtime.Router
+	mcp     *mcp.Server
+	key     []byte // signs approval round trips
+	seq     atomic.Int64
+	started time.Time
+
+	stopCalls   context.Context // cancelled when shutdown stops waiting
+	cancelCalls context.CancelFunc
+
+	mu       sync.Mutex
+	draining bool
+	inflight int
+	served   int64
+	calls    sync.WaitGroup
+	done     chan struct{}
+	shutErr  error
+}
+
+// ErrShuttingDown is the error of calls that arrive while the server drains.
+var ErrShuttingDown = errors.New("the server is shutting down; nothing ran")
+
+// New builds a server. It opens the session log; Shutdown closes it and the
+// browser.
+func New(opts Options) (*Server, error) {
+	if opts.Registry == nil {
+		return nil, errors.New("serve: no registry")
+	}
+	if opts.Name == "" {
+		opts.Name = "macrokit"
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = DefaultConcurrency
+	}
+	switch {
+	case opts.CallTimeout == 0:
+		opts.CallTimeout = DefaultCallTimeout
+	case opts.CallTimeout < 0:
+		opts.CallTimeout = 0
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{opts: opts, reg: opts.Registry, started: time.Now(), done: make(chan struct{}), key: make([]byte, 32)}
+	if _, err := rand.Read(s.key); err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	s.stopCalls, s.cancelCalls = context.WithCancel(context.Background())
+	s.pool = NewPool(opts.Concurrency, opts.Browser)
+	s.base = runtime.Dispatcher{Registry: opts.Registry, Pages: s.pool.Pages, Getenv: opts.Getenv, HTTPClient: opts.HTTPClient,
+		Primitives: opts.Primitives, Timeout: opts.CallTimeout, Sites: opts.Sites}
+	srv, err := s.newMCPServer()
+	if err != nil {
+		return nil, err
+	}
+	s.mcp = srv
+	if opts.SessionDir != "" {
+		log, err := runtime.OpenSessionLog(opts.SessionDir, runtime.NewSessionID())
+		if err != nil {
+			return nil, err
+		}
+		s.log, s.base.Log = log, log
+		_ = log.Append(runtime.Record{Type: runtime.RecSystem, Event: "serve", Data: map[string]any{
+			"binary": opts.Name, "version": opts.Version, "macros": opts.Registry.Len(),
+			"concurrency": opts.Concurrency, "call_timeout_ms": opts.CallTimeout.Milliseconds(), "approval": opts.Approval.String()}})
+	}
+	if opts.NewRouter != nil {
+		s.router = opts.NewRouter(s.dispatcher(s.httpApprover()))
+	}
+	return s, nil
+}
+
+// SessionLog is the server's session log (nil without SessionDir).
+func (s *Server) SessionLog() *runtime.SessionLog { return s.log }
+
+// Pool is the server's browser pool.
+func (s *Server) Pool() *Pool { return s.pool }
+
+// dispatcher returns a dispatcher for one call: the server's, with the
+// call's approver.
+func (s *Server) dispatcher(approver runtime.Approver) *runtime.Dispatcher {
+	d := s.base
+	d.Approver = approver
+	return &d
+}
+
+// httpApprover is the approver where nobody can be asked: only --yes
+// approves.
+func (s *Server) httpApprover() runtime.Approver {
+	if s.opts.Approval == ApprovalAlways {
+		return runtime.AlwaysApprove
+	}
+	return nil
+}
+
+// begin registers an in-flight call. The returned context is also
+// cancelled when Shutdown stops waiting; ok is false once the server
+// drains.
+func (s *Server) begin(ctx context.Context) (context.Context, func(), bool) {
+	s.mu.Lock()
+	if s.draining {
+		s.mu.Unlock()
+		return ctx, func() {}, false
+	}
+	s.inflight++
+	s.calls.Add(1)
+	s.mu.Unlock()
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(s.stopCalls, cancel)
+	return ctx, func() {
+		stop()
+		cancel()
+		s.mu.Lock()
+		s.inflight--
+		s.served++
+		s.mu.Unlock()
+		s.calls.Done()
+	}, true
+}
+
+// call dispatches one macro call under a fresh call id; origin (mcp, http)
+// prefixes the id, so the session log tells the transports apart.
+func (s *Server) call(ctx context.Context, origin, name string, args json.RawMessage, approver runtime.Approver) *runtime.Outcome {
+	n := s.seq.Add(1)
+	return s.dispatcher(approver).Dispatch(ctx, runtime.Call{ID: fmt.Sprintf("%s-%d", origin, n), Name: name, Args: args, Turn: int(n)})
+}
+
+// Health is the /healthz body.
+type Health struct {
+	Status   string    `json:"status"` // ok or draining
+	Name     string    `json:"name"`
+	Version  string    `json:"version,omitempty"`
+	Macros   int       `json:"macros"`
+	InFlight int       `json:"in_flight"`
+	Served   int64     `json:"served"`
+	Pool     PoolStats `json:"pool"`
+	Ask      bool      `json:"ask"` // POST /v1/ask is available
+	UptimeMS int64     `json:"uptime_ms"`
+}
+
+// Health reports the server's state.
+func (s *Server) Health() Health {
+	s.mu.Lock()
+	h := Health{Status: "ok", Name: s.opts.Name, Version: s.opts.Version, Macros: s.reg.Len(), InFlight: s.inflight, Served: s.served,
+		Ask: s.router != nil, UptimeMS: time.Since(s.started).Milliseconds()}
+	if s.draining {
+		h.Status = "draining"
+	}
+	s.mu.Unlock()
+	h.Pool = s.pool.Stats()
+	return h
+}
+
+// forceGrace bounds the wait for cancelled calls to return before the
+// browser is closed under them.
+const forceGrace = 10 * time.Second
+
+// Shutdown stops taking calls, waits for the in-flight ones until ctx is
+// done, then cancels the rest; it closes every MCP session, the browser
+// (no Chromium is left behind) and the session log. It returns an error
+// when calls had to be cancelled. Later calls wait for the first and
+// return its result.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if s.draining {
+		s.mu.Unlock()
+		select {
+		case <-s.done:
+			return s.shutErr
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	s.draining = true
+	s.mu.Unlock()
+
+	drained := make(chan struct{})
+	go func() { s.calls.Wait(); close(drained) }()
+	var err error
+	select {
+	case <-drained:
+	case <-ctx.Done():
+		s.mu.Lock()
+		n := s.inflight
+		s.mu.Unlock()
+		s.cancelCalls()
+		err = fmt.Errorf("serve: shutdown cancelled %d in-flight call(s): %w", n, ctx.Err())
+		select {
+		case <-drained:
+		case <-time.After(forceGrace):
+		}
+	}
+	s.cancelCalls()
+	// Closing a session waits for its requests, and one may be waiting for
+	// a human to answer an approval: close them all at once, bounded.
+	var sessions sync.WaitGroup
+	for ss := range s.mcp.Sessions() {
+		sessions.Go(func() { _ = ss.Close() })
+	}
+	closed := make(chan struct{})
+	go func() { sessions.Wait(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(forceGrace):
+		s.opts.Logger.Warn("serve: MCP sessions still closing after shutdown")
+	}
+	if perr := s.pool.Close(); perr != nil && err == nil {
+		err = fmt.Errorf("serve: close browser: %w", perr)
+	}
+	if s.log != nil {
+		s.mu.Lock()
+		served := s.served
+		s.mu.Unlock()
+		data := map[string]any{"served": served}
+		if err != nil {
+			data["error"] = err.Error()
+		}
+		_ = s.log.Append(runtime.Record{Type: runtime.RecSystem, Event: "serve_stopped", Data: data})
+		_ = s.log.Close()
+	}
+	s.shutErr = err
+	close(s.done)
+	return err
+}
