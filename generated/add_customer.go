@@ -128,6 +128,18 @@ func addCustomerMacro() *runtime.Macro {
 			{Say: "add Ada Lovelace, ada@example.com, on the pro tier", Args: json.RawMessage(`{"email":"ada@example.com","name":"Ada Lovelace","tier":"pro"}`)},
 			{Say: "new customer Grace Hopper with email grace@navy.example", Args: json.RawMessage(`{"email":"grace@navy.example","name":"Grace Hopper"}`)},
 		},
+		Env: []string{"DEMO_URL"},
+		Tests: []runtime.MacroTest{
+			{
+				Name: "adds a pro customer",
+				Args: json.RawMessage(`{"email":"ada@example.com","name":"Ada Lovelace","tier":"pro"}`),
+				Want: []runtime.Want{
+					{Field: "customer_id", Op: runtime.OpMatches, Arg: json.RawMessage(`"^c[0-9]+$"`)},
+				},
+				Site:    "demo",
+				Fixture: "add_customer/adds-a-pro-customer.jsonl",
+			},
+		},
 		Handler: runtime.Handle(AddCustomer),
 	}
 }

@@ -227,6 +227,50 @@ func captureWorkflowLogMacro() *runtime.Macro {
 			{Say: "just the first 5000 characters of the log for actions run 77120 in octo-cat/dotfiles", Args: json.RawMessage(`{"maxChars":5000,"owner":"octo-cat","repo":"dotfiles","runId":77120}`)},
 			{Say: "download the full job logs of run 31337 in hashicorp/nomad, up to 200000 characters", Args: json.RawMessage(`{"maxChars":200000,"owner":"hashicorp","repo":"nomad","runId":31337}`)},
 		},
+		Env: []string{"GITHUB_API_URL", "GITHUB_TOKEN"},
+		Tests: []runtime.MacroTest{
+			{
+				Name: "a failed run with its log",
+				Args: json.RawMessage(`{"owner":"acme","repo":"widgets","runId":9876543210}`),
+				Want: []runtime.Want{
+					{Field: "conclusion", Op: runtime.OpEquals, Arg: json.RawMessage(`"failure"`)},
+					{Field: "truncated", Op: runtime.OpEquals, Arg: json.RawMessage(`false`)},
+					{Field: "log", Op: runtime.OpContains, Arg: json.RawMessage(`"--- FAIL: TestParse"`)},
+					{Field: "jobs", Op: runtime.OpLen, Arg: json.RawMessage(`2`)},
+				},
+				Site:    "github_api",
+				Fixture: "capture_workflow_log/a-failed-run-with-its-log.jsonl",
+			},
+			{
+				Name: "a log cut to a few characters",
+				Args: json.RawMessage(`{"maxChars":120,"owner":"acme","repo":"widgets","runId":9876543210}`),
+				Want: []runtime.Want{
+					{Field: "truncated", Op: runtime.OpEquals, Arg: json.RawMessage(`true`)},
+					{Field: "log", Op: runtime.OpLen, Arg: json.RawMessage(`120`)},
+				},
+				Site:    "github_api",
+				Fixture: "capture_workflow_log/a-log-cut-to-a-few-characters.jsonl",
+			},
+			{
+				Name: "a run still in progress has no log yet",
+				Args: json.RawMessage(`{"owner":"acme","repo":"widgets","runId":555}`),
+				Want: []runtime.Want{
+					{Field: "status", Op: runtime.OpEquals, Arg: json.RawMessage(`"in_progress"`)},
+					{Field: "conclusion", Op: runtime.OpEquals, Arg: json.RawMessage(`""`)},
+					{Field: "log", Op: runtime.OpEquals, Arg: json.RawMessage(`""`)},
+					{Field: "summary", Op: runtime.OpContains, Arg: json.RawMessage(`"no log until it completes"`)},
+				},
+				Site:    "github_api",
+				Fixture: "capture_workflow_log/a-run-still-in-progress-has-no-log-yet.jsonl",
+			},
+			{
+				Name:      "an unknown run fails",
+				Args:      json.RawMessage(`{"owner":"acme","repo":"widgets","runId":1}`),
+				WantError: "HTTP 404",
+				Site:      "github_api",
+				Fixture:   "capture_workflow_log/an-unknown-run-fails.jsonl",
+			},
+		},
 		Handler: runtime.Handle(CaptureWorkflowLog),
 	}
 }

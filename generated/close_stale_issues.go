@@ -331,6 +331,43 @@ func closeStaleIssuesMacro() *runtime.Macro {
 			{Say: "close up to 20 issues in acme-corp/infra older than 6 months, at most 1 comment, but keep anything labelled roadmap", Args: json.RawMessage(`{"apply":true,"excludeLabels":["roadmap"],"max":20,"maxComments":1,"minDaysOpen":180,"owner":"acme-corp","repo":"infra"}`)},
 			{Say: "dry run of the stale sweep on hashicorp/vault with a 120 day cutoff", Args: json.RawMessage(`{"minDaysOpen":120,"owner":"hashicorp","repo":"vault"}`)},
 		},
+		Env: []string{"GITHUB_API_URL", "GITHUB_TOKEN"},
+		Tests: []runtime.MacroTest{
+			{
+				Name: "a dry run with the defaults",
+				Args: json.RawMessage(`{"owner":"acme","repo":"widgets"}`),
+				Want: []runtime.Want{
+					{Field: "matched", Op: runtime.OpEquals, Arg: json.RawMessage(`3`)},
+					{Field: "listed", Op: runtime.OpEquals, Arg: json.RawMessage(`3`)},
+					{Field: "applied", Op: runtime.OpEquals, Arg: json.RawMessage(`false`)},
+					{Field: "summary", Op: runtime.OpContains, Arg: json.RawMessage(`"dry run"`)},
+				},
+				Site:    "github_api",
+				Fixture: "close_stale_issues/a-dry-run-with-the-defaults.jsonl",
+			},
+			{
+				Name: "a longer cutoff and more comments",
+				Args: json.RawMessage(`{"maxComments":5,"minDaysOpen":150,"owner":"acme","repo":"widgets"}`),
+				Want: []runtime.Want{
+					{Field: "matched", Op: runtime.OpEquals, Arg: json.RawMessage(`2`)},
+					{Field: "listed", Op: runtime.OpEquals, Arg: json.RawMessage(`2`)},
+				},
+				Site:    "github_api",
+				Fixture: "close_stale_issues/a-longer-cutoff-and-more-comments.jsonl",
+			},
+			{
+				Name: "closes one batch of one",
+				Args: json.RawMessage(`{"apply":true,"max":1,"owner":"acme","repo":"widgets"}`),
+				Want: []runtime.Want{
+					{Field: "matched", Op: runtime.OpEquals, Arg: json.RawMessage(`3`)},
+					{Field: "listed", Op: runtime.OpEquals, Arg: json.RawMessage(`1`)},
+					{Field: "applied", Op: runtime.OpEquals, Arg: json.RawMessage(`true`)},
+					{Field: "summary", Op: runtime.OpContains, Arg: json.RawMessage(`"run again"`)},
+				},
+				Site:    "github_api",
+				Fixture: "close_stale_issues/closes-one-batch-of-one.jsonl",
+			},
+		},
 		Handler: runtime.Handle(CloseStaleIssues),
 	}
 }

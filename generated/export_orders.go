@@ -102,6 +102,18 @@ func exportOrdersMacro() *runtime.Macro {
 		Examples: []runtime.Example{
 			{Say: "export all shipped orders", Args: json.RawMessage(`{"status":"shipped"}`)},
 		},
+		Env: []string{"DEMO_URL"},
+		Tests: []runtime.MacroTest{
+			{
+				Name: "exports shipped orders",
+				Args: json.RawMessage(`{"status":"shipped"}`),
+				Want: []runtime.Want{
+					{Field: "total", Op: runtime.OpEquals, Arg: json.RawMessage(`20`)},
+				},
+				Site:    "demo",
+				Fixture: "export_orders/exports-shipped-orders.jsonl",
+			},
+		},
 		Handler: runtime.Handle(ExportOrders),
 	}
 }

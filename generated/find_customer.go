@@ -78,8 +78,15 @@ func FindCustomer(ctx context.Context, x *runtime.Exec, p FindCustomerParams) (F
 	}); err != nil {
 		return FindCustomerResult{}, err
 	}
-	// steps[2]: extract rows of {testid: customer-row} into customers
-	rows, err := x.ExtractRows(ctx, "steps[2]", engine.Target{TestID: "customer-row"}, []runtime.Column{
+	// steps[2]: wait until element_exists
+	if err := x.Do(ctx, "steps[2]", engine.Step{
+		Action: engine.ActWait,
+		Expect: []engine.Condition{{Kind: engine.CondElementExists, Target: &engine.Target{CSS: "[data-testid=customers-table][aria-busy=false]"}}},
+	}); err != nil {
+		return FindCustomerResult{}, err
+	}
+	// steps[3]: extract rows of {testid: customer-row} into customers
+	rows, err := x.ExtractRows(ctx, "steps[3]", engine.Target{TestID: "customer-row"}, []runtime.Column{
 		{Name: "id", Field: engine.Field{Attr: "data-id"}},
 		{Name: "name", Field: engine.Field{Text: true, In: &engine.Target{TestID: "customer-name"}}},
 		{Name: "email", Field: engine.Field{Text: true, In: &engine.Target{TestID: "customer-email"}}},
@@ -97,8 +104,8 @@ func FindCustomer(ctx context.Context, x *runtime.Exec, p FindCustomerParams) (F
 			Tier:  row["tier"],
 		}
 	}
-	// steps[3]: extract count of {testid: customer-row} into count
-	count, err = x.Count(ctx, "steps[3]", engine.Target{TestID: "customer-row"}, runtime.StepOptions{})
+	// steps[4]: extract count of {testid: customer-row} into count
+	count, err = x.Count(ctx, "steps[4]", engine.Target{TestID: "customer-row"}, runtime.StepOptions{})
 	if err != nil {
 		return FindCustomerResult{}, err
 	}
@@ -136,6 +143,18 @@ func findCustomerMacro() *runtime.Macro {
 		Examples: []runtime.Example{
 			{Say: "find ada", Args: json.RawMessage(`{"query":"ada"}`)},
 			{Say: "look up the customer with email ops@initech.example", Args: json.RawMessage(`{"query":"ops@initech.example"}`)},
+		},
+		Env: []string{"DEMO_URL"},
+		Tests: []runtime.MacroTest{
+			{
+				Name: "finds Initech",
+				Args: json.RawMessage(`{"query":"initech"}`),
+				Want: []runtime.Want{
+					{Field: "count", Op: runtime.OpEquals, Arg: json.RawMessage(`1`)},
+				},
+				Site:    "demo",
+				Fixture: "find_customer/finds-initech.jsonl",
+			},
 		},
 		Handler: runtime.Handle(FindCustomer),
 	}

@@ -372,6 +372,38 @@ func generateReleaseNotesMacro() *runtime.Macro {
 			{Say: "summarize the commits from release-1.4 to release-1.5 in apache/kafka with level-3 headings", Args: json.RawMessage(`{"base":"release-1.4","head":"release-1.5","headingLevel":3,"owner":"apache","repo":"kafka"}`)},
 			{Say: "changelog for denoland/deno v1.40.0..v1.41.0 using top-level", Args: json.RawMessage(`{"base":"v1.40.0","head":"v1.41.0","headingLevel":1,"owner":"denoland","repo":"deno"}`)},
 		},
+		Env: []string{"GITHUB_API_URL", "GITHUB_TOKEN"},
+		Tests: []runtime.MacroTest{
+			{
+				Name: "notes between two tags",
+				Args: json.RawMessage(`{"base":"v1.0.0","head":"v1.1.0","owner":"acme","repo":"widgets"}`),
+				Want: []runtime.Want{
+					{Field: "total_commits", Op: runtime.OpEquals, Arg: json.RawMessage(`8`)},
+					{Field: "breaking_changes", Op: runtime.OpEquals, Arg: json.RawMessage(`true`)},
+					{Field: "markdown", Op: runtime.OpContains, Arg: json.RawMessage(`"## Features\n\n- **cli:** add --json output (Alice Liddell)\n"`)},
+				},
+				Site:    "github_api",
+				Fixture: "generate_release_notes/notes-between-two-tags.jsonl",
+			},
+			{
+				Name: "headings at level 3, up to the default branch",
+				Args: json.RawMessage(`{"base":"v1.1.0","head":"main","headingLevel":3,"owner":"acme","repo":"widgets"}`),
+				Want: []runtime.Want{
+					{Field: "total_commits", Op: runtime.OpEquals, Arg: json.RawMessage(`1`)},
+					{Field: "breaking_changes", Op: runtime.OpEquals, Arg: json.RawMessage(`false`)},
+					{Field: "markdown", Op: runtime.OpContains, Arg: json.RawMessage(`"### Bug fixes\n\n- **ui:** dark mode contrast (Dave Lister)\n"`)},
+				},
+				Site:    "github_api",
+				Fixture: "generate_release_notes/headings-at-level-3-up-to-the-default-branch.jsonl",
+			},
+			{
+				Name:      "an unknown tag fails",
+				Args:      json.RawMessage(`{"base":"v0.0.1","head":"v1.1.0","owner":"acme","repo":"widgets"}`),
+				WantError: "HTTP 404",
+				Site:      "github_api",
+				Fixture:   "generate_release_notes/an-unknown-tag-fails.jsonl",
+			},
+		},
 		Handler: runtime.Handle(GenerateReleaseNotes),
 	}
 }

@@ -154,6 +154,18 @@ func listOrdersMacro() *runtime.Macro {
 			{Say: "how many orders are pending?", Args: json.RawMessage(`{"status":"pending"}`)},
 			{Say: "show me all orders", Args: json.RawMessage(`{"status":"all"}`)},
 		},
+		Env: []string{"DEMO_URL"},
+		Tests: []runtime.MacroTest{
+			{
+				Name: "counts pending orders",
+				Args: json.RawMessage(`{"status":"pending"}`),
+				Want: []runtime.Want{
+					{Field: "summary", Op: runtime.OpMatches, Arg: json.RawMessage(`"of 14 orders"`)},
+				},
+				Site:    "demo",
+				Fixture: "list_orders/counts-pending-orders.jsonl",
+			},
+		},
 		Handler: runtime.Handle(ListOrders),
 	}
 }

@@ -82,6 +82,15 @@ func loginMacro() *runtime.Macro {
 		Examples: []runtime.Example{
 			{Say: "log in as admin with password demo-password", Args: json.RawMessage(`{"password":"demo-password","username":"admin"}`)},
 		},
+		Env: []string{"DEMO_URL"},
+		Tests: []runtime.MacroTest{
+			{
+				Name:    "signs in with the demo account",
+				Args:    json.RawMessage(`{"password":"demo-password","username":"admin"}`),
+				Site:    "demo",
+				Fixture: "login/signs-in-with-the-demo-account.jsonl",
+			},
+		},
 		Handler: runtime.HandleNoResult(Login),
 	}
 }

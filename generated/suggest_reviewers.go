@@ -461,6 +461,41 @@ func suggestReviewersMacro() *runtime.Macro {
 			{Say: "suggest one reviewer who knows the files touched by PR 12 in octo-cat/dotfiles", Args: json.RawMessage(`{"max":1,"number":12,"owner":"octo-cat","repo":"dotfiles"}`)},
 			{Say: "give me up to 6 people who could review hashicorp/consul pull request 4410", Args: json.RawMessage(`{"max":6,"number":4410,"owner":"hashicorp","repo":"consul"}`)},
 		},
+		Env: []string{"GITHUB_API_URL", "GITHUB_TOKEN"},
+		Tests: []runtime.MacroTest{
+			{
+				Name: "the code owner first, then a recent committer",
+				Args: json.RawMessage(`{"number":10,"owner":"acme","repo":"widgets"}`),
+				Want: []runtime.Want{
+					{Field: "reviewers", Op: runtime.OpLen, Arg: json.RawMessage(`2`)},
+					{Field: "codeowners_file", Op: runtime.OpEquals, Arg: json.RawMessage(`".github/CODEOWNERS"`)},
+					{Field: "summary", Op: runtime.OpMatches, Arg: json.RawMessage(`"@frank .*@grace"`)},
+				},
+				Site:    "github_api",
+				Fixture: "suggest_reviewers/the-code-owner-first-then-a-recent-committer.jsonl",
+			},
+			{
+				Name: "only the best one",
+				Args: json.RawMessage(`{"max":1,"number":10,"owner":"acme","repo":"widgets"}`),
+				Want: []runtime.Want{
+					{Field: "reviewers", Op: runtime.OpLen, Arg: json.RawMessage(`1`)},
+					{Field: "summary", Op: runtime.OpContains, Arg: json.RawMessage(`"@frank (code owner of 2 changed files; recent commits on 1 of the changed paths)"`)},
+				},
+				Site:    "github_api",
+				Fixture: "suggest_reviewers/only-the-best-one.jsonl",
+			},
+			{
+				Name: "a large pull request in a repository without CODEOWNERS",
+				Args: json.RawMessage(`{"number":2,"owner":"acme","repo":"tiny"}`),
+				Want: []runtime.Want{
+					{Field: "codeowners_file", Op: runtime.OpEquals, Arg: json.RawMessage(`""`)},
+					{Field: "history", Op: runtime.OpContains, Arg: json.RawMessage(`"last 50 commits"`)},
+					{Field: "summary", Op: runtime.OpContains, Arg: json.RawMessage(`"@xia"`)},
+				},
+				Site:    "github_api",
+				Fixture: "suggest_reviewers/a-large-pull-request-in-a-repository-without-codeowners.jsonl",
+			},
+		},
 		Handler: runtime.Handle(SuggestReviewers),
 	}
 }

@@ -481,6 +481,59 @@ func triageIssueMacro() *runtime.Macro {
 			{Say: "classify issue 2049 in denoland/deno and put the labels on it", Args: json.RawMessage(`{"apply":true,"number":2049,"owner":"denoland","repo":"deno"}`)},
 			{Say: "label issue 3 of octo-cat/dotfiles for real, not a dry run", Args: json.RawMessage(`{"apply":true,"number":3,"owner":"octo-cat","repo":"dotfiles"}`)},
 		},
+		Env: []string{"GITHUB_API_URL", "GITHUB_TOKEN"},
+		Tests: []runtime.MacroTest{
+			{
+				Name: "a crash report with an earlier duplicate",
+				Args: json.RawMessage(`{"number":20,"owner":"acme","repo":"widgets"}`),
+				Want: []runtime.Want{
+					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"bug"`)},
+					{Field: "duplicate_count", Op: runtime.OpEquals, Arg: json.RawMessage(`1`)},
+					{Field: "labels", Op: runtime.OpEquals, Arg: json.RawMessage(`["bug","possible duplicate"]`)},
+					{Field: "applied", Op: runtime.OpEquals, Arg: json.RawMessage(`false`)},
+				},
+				Site:    "github_api",
+				Fixture: "triage_issue/a-crash-report-with-an-earlier-duplicate.jsonl",
+			},
+			{
+				Name: "a feature request",
+				Args: json.RawMessage(`{"number":21,"owner":"acme","repo":"widgets"}`),
+				Want: []runtime.Want{
+					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"feature"`)},
+					{Field: "labels", Op: runtime.OpEquals, Arg: json.RawMessage(`["enhancement"]`)},
+					{Field: "duplicate_count", Op: runtime.OpEquals, Arg: json.RawMessage(`0`)},
+				},
+				Site:    "github_api",
+				Fixture: "triage_issue/a-feature-request.jsonl",
+			},
+			{
+				Name: "a question, labelled",
+				Args: json.RawMessage(`{"apply":true,"number":22,"owner":"acme","repo":"widgets"}`),
+				Want: []runtime.Want{
+					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"question"`)},
+					{Field: "applied", Op: runtime.OpEquals, Arg: json.RawMessage(`true`)},
+				},
+				Site:    "github_api",
+				Fixture: "triage_issue/a-question-labelled.jsonl",
+			},
+			{
+				Name: "no signal needs triage",
+				Args: json.RawMessage(`{"number":23,"owner":"acme","repo":"widgets"}`),
+				Want: []runtime.Want{
+					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"other"`)},
+					{Field: "labels", Op: runtime.OpEquals, Arg: json.RawMessage(`["needs triage"]`)},
+				},
+				Site:    "github_api",
+				Fixture: "triage_issue/no-signal-needs-triage.jsonl",
+			},
+			{
+				Name:      "an unknown issue fails",
+				Args:      json.RawMessage(`{"number":404,"owner":"acme","repo":"widgets"}`),
+				WantError: "HTTP 404",
+				Site:      "github_api",
+				Fixture:   "triage_issue/an-unknown-issue-fails.jsonl",
+			},
+		},
 		Handler: runtime.Handle(TriageIssue),
 	}
 }

@@ -514,6 +514,79 @@ func triagePullRequestMacro() *runtime.Macro {
 			{Say: "triage PR 64 in grafana/loki and put the label on it for real", Args: json.RawMessage(`{"apply":true,"number":64,"owner":"grafana","repo":"loki"}`)},
 			{Say: "add the right type label to pull request 9 of octo-cat/dotfiles", Args: json.RawMessage(`{"apply":true,"number":9,"owner":"octo-cat","repo":"dotfiles"}`)},
 		},
+		Env: []string{"GITHUB_API_URL", "GITHUB_TOKEN"},
+		Tests: []runtime.MacroTest{
+			{
+				Name: "a fix prefix is a bug",
+				Args: json.RawMessage(`{"number":10,"owner":"acme","repo":"widgets"}`),
+				Want: []runtime.Want{
+					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"bug"`)},
+					{Field: "label", Op: runtime.OpEquals, Arg: json.RawMessage(`"bug"`)},
+					{Field: "applied", Op: runtime.OpEquals, Arg: json.RawMessage(`false`)},
+					{Field: "summary", Op: runtime.OpContains, Arg: json.RawMessage(`"#10 by @alice"`)},
+				},
+				Site:    "github_api",
+				Fixture: "triage_pull_request/a-fix-prefix-is-a-bug.jsonl",
+			},
+			{
+				Name: "title words make a feature",
+				Args: json.RawMessage(`{"number":11,"owner":"acme","repo":"widgets"}`),
+				Want: []runtime.Want{
+					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"feature"`)},
+					{Field: "label", Op: runtime.OpEquals, Arg: json.RawMessage(`"enhancement"`)},
+				},
+				Site:    "github_api",
+				Fixture: "triage_pull_request/title-words-make-a-feature.jsonl",
+			},
+			{
+				Name: "documentation files only",
+				Args: json.RawMessage(`{"number":12,"owner":"acme","repo":"widgets"}`),
+				Want: []runtime.Want{
+					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"docs"`)},
+					{Field: "label", Op: runtime.OpEquals, Arg: json.RawMessage(`"documentation"`)},
+					{Field: "reason", Op: runtime.OpEquals, Arg: json.RawMessage(`"every changed file is documentation"`)},
+				},
+				Site:    "github_api",
+				Fixture: "triage_pull_request/documentation-files-only.jsonl",
+			},
+			{
+				Name: "a dependency bot",
+				Args: json.RawMessage(`{"number":13,"owner":"acme","repo":"widgets"}`),
+				Want: []runtime.Want{
+					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"dependencies"`)},
+				},
+				Site:    "github_api",
+				Fixture: "triage_pull_request/a-dependency-bot.jsonl",
+			},
+			{
+				Name: "a maintainer label wins",
+				Args: json.RawMessage(`{"number":14,"owner":"acme","repo":"widgets"}`),
+				Want: []runtime.Want{
+					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"feature"`)},
+					{Field: "reason", Op: runtime.OpEquals, Arg: json.RawMessage(`"it is labelled enhancement"`)},
+				},
+				Site:    "github_api",
+				Fixture: "triage_pull_request/a-maintainer-label-wins.jsonl",
+			},
+			{
+				Name: "a draft CI change, labelled",
+				Args: json.RawMessage(`{"apply":true,"number":15,"owner":"acme","repo":"widgets"}`),
+				Want: []runtime.Want{
+					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"ci"`)},
+					{Field: "applied", Op: runtime.OpEquals, Arg: json.RawMessage(`true`)},
+					{Field: "summary", Op: runtime.OpMatches, Arg: json.RawMessage(`"\\[draft\\]$"`)},
+				},
+				Site:    "github_api",
+				Fixture: "triage_pull_request/a-draft-ci-change-labelled.jsonl",
+			},
+			{
+				Name:      "an unknown pull request fails",
+				Args:      json.RawMessage(`{"number":999,"owner":"acme","repo":"widgets"}`),
+				WantError: "HTTP 404",
+				Site:      "github_api",
+				Fixture:   "triage_pull_request/an-unknown-pull-request-fails.jsonl",
+			},
+		},
 		Handler: runtime.Handle(TriagePullRequest),
 	}
 }

@@ -132,6 +132,15 @@ func updateSettingsMacro() *runtime.Macro {
 		Examples: []runtime.Example{
 			{Say: "turn on dark mode and the weekly report, no emails", Args: json.RawMessage(`{"dark_mode":true,"email_notifications":false,"weekly_report":true}`)},
 		},
+		Env: []string{"DEMO_URL"},
+		Tests: []runtime.MacroTest{
+			{
+				Name:    "saves a combination",
+				Args:    json.RawMessage(`{"dark_mode":true,"email_notifications":false,"weekly_report":true}`),
+				Site:    "demo",
+				Fixture: "update_settings/saves-a-combination.jsonl",
+			},
+		},
 		Handler: runtime.HandleNoResult(UpdateSettings),
 	}
 }

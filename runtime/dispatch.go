@@ -71,6 +71,9 @@ type Dispatcher struct {
 	Primitives Primitives
 	// Timeout bounds one call (0: no bound beyond ctx).
 	Timeout time.Duration
+	// Sites restricts the origins page and http steps may reach; nil means
+	// the policy on the call's context (WithSitePolicy), if any.
+	Sites *SitePolicy
 }
 
 // Dispatch runs one call and records it in the session log.

@@ -21,6 +21,9 @@ const (
 	CodeCancelled        ErrorCode = "cancelled"
 	CodeTimeout          ErrorCode = "timeout"
 	CodeInternal         ErrorCode = "internal"
+	// CodeSiteNotAllowed: a page or http step would leave the deployment's
+	// allowed sites (SitePolicy); nothing was sent there.
+	CodeSiteNotAllowed ErrorCode = "site_not_allowed"
 )
 
 // ArgError is one schema violation, located by a JSON pointer into the

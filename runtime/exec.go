@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -135,6 +136,11 @@ func (x *Exec) Page(ctx context.Context) (*engine.Page, error) {
 	}
 	p, rel, err := x.d.Pages(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			// Waiting for a page (a busy pool, a slow launch) outlived the
+			// call: that is a timeout or a cancellation, not an internal error.
+			return nil, classify(ctx, ctx.Err())
+		}
 		return nil, &CallError{Code: CodeInternal, Message: "open browser page: " + err.Error(), Err: err}
 	}
 	for _, s := range root.secrets {
@@ -146,7 +152,17 @@ func (x *Exec) Page(ctx context.Context) (*engine.Page, error) {
 
 // Do runs one page step and records its evidence; a failed step returns a
 // step_failed *CallError carrying that evidence.
+//
+// Under a site policy a goto outside the allowed sites fails before the
+// browser is touched, and a step that leaves the page on another site (a
+// link, a redirect) fails after it.
 func (x *Exec) Do(ctx context.Context, path string, step engine.Step) error {
+	sites := x.d.sites(ctx)
+	if step.Action == engine.ActGoto {
+		if err := sites.Check(step.URL); err != nil {
+			return x.siteFail(StepRecord{Path: path, Kind: string(step.Action)}, err)
+		}
+	}
 	p, err := x.Page(ctx)
 	if err != nil {
 		return err
@@ -160,6 +176,13 @@ func (x *Exec) Do(ctx context.Context, path string, step engine.Step) error {
 	}
 	if err != nil {
 		return x.fail(ctx, rec, err)
+	}
+	if sites != nil {
+		if u, uerr := p.URL(ctx); uerr == nil {
+			if err := sites.Check(u); err != nil {
+				return x.siteFail(rec, err)
+			}
+		}
 	}
 	x.record(rec)
 	return nil
@@ -221,6 +244,10 @@ func (x *Exec) HTTP(ctx context.Context, path string, req HTTPRequest) (*HTTPRes
 		rec.Duration = time.Since(start)
 		return nil, x.fail(ctx, rec, fmt.Errorf("invalid URL %q", req.URL))
 	}
+	sites := x.d.sites(ctx)
+	if err := sites.Check(u.String()); err != nil {
+		return nil, x.siteFail(rec, err)
+	}
 	if len(req.Query) > 0 {
 		q := u.Query()
 		keys := make([]string, 0, len(req.Query))
@@ -249,6 +276,7 @@ func (x *Exec) HTTP(ctx context.Context, path string, req HTTPRequest) (*HTTPRes
 	if err != nil {
 		return nil, x.fail(ctx, rec, err)
 	}
+	hr = hr.WithContext(context.WithValue(ctx, httpCallKey{}, HTTPCall{Macro: x.rootMacro(), StepMacro: x.macroName(), Step: path, Secrets: x.allSecrets()}))
 	if body != nil {
 		hr.Header.Set("Content-Type", "application/json")
 	}
@@ -260,10 +288,14 @@ func (x *Exec) HTTP(ctx context.Context, path string, req HTTPRequest) (*HTTPRes
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Second}
 	}
+	client = sites.Client(client)
 	resp, err := client.Do(hr)
 	rec.Detail = map[string]any{"method": method, "url": engine.Redact(u.String(), x.secrets)}
 	if err != nil {
 		rec.Duration = time.Since(start)
+		if se := (*SiteError)(nil); errors.As(err, &se) {
+			return nil, x.siteFail(rec, se)
+		}
 		return nil, x.fail(ctx, rec, err)
 	}
 	defer resp.Body.Close()
@@ -289,6 +321,43 @@ func (x *Exec) HTTP(ctx context.Context, path string, req HTTPRequest) (*HTTPRes
 	rec.Checks = []engine.CheckResult{check}
 	x.record(rec)
 	return &HTTPResponse{Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
+}
+
+// HTTPCall describes the macro call an http step's request belongs to.
+// Exec.HTTP puts it in the request's context, so that a transport under
+// Dispatcher.HTTPClient (a recorder, a replayer) can file the exchange by
+// macro and redact the call's secrets.
+type HTTPCall struct {
+	// Macro is the dispatched macro (the outermost one when macros call
+	// each other).
+	Macro string
+	// StepMacro is the macro whose step this is: Macro, or a macro it
+	// calls.
+	StepMacro string
+	// Step is the step's path in StepMacro, e.g. steps[2].
+	Step string
+	// Secrets are the values of the call's secret parameters.
+	Secrets []string
+}
+
+type httpCallKey struct{}
+
+// HTTPCallFrom returns the HTTPCall of an http step's request context.
+func HTTPCallFrom(ctx context.Context) (HTTPCall, bool) {
+	c, ok := ctx.Value(httpCallKey{}).(HTTPCall)
+	return c, ok
+}
+
+// rootMacro is the name of the dispatched macro this Exec runs under.
+func (x *Exec) rootMacro() string {
+	root := x
+	for root.parent != nil {
+		root = root.parent
+	}
+	if root.macro == nil {
+		return ""
+	}
+	return root.macro.Name
 }
 
 func expectText(s []int) string {

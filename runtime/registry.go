@@ -46,7 +46,13 @@ type Macro struct {
 	// Secrets names the top-level params whose values are redacted everywhere.
 	Secrets  []string
 	Examples []Example
-	Handler  Handler
+	// Env lists the environment variables the macro's templates read
+	// ({{ env.NAME }}), sorted. Recorders use it to keep deployment URLs
+	// out of fixtures.
+	Env []string
+	// Tests are the macro's end-to-end tests (the spec's `tests:`).
+	Tests   []MacroTest
+	Handler Handler
 
 	once      sync.Once
 	schema    *gojsonschema.Schema

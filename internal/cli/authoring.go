@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/macrokit/macrokit-go/internal/ghprim"
+	"github.com/macrokit/macrokit-go/internal/goprim"
 	"github.com/macrokit/macrokit-go/runtime/app"
 	"github.com/macrokit/macrokit-go/spec"
 	"github.com/urfave/cli/v2"
@@ -15,14 +17,50 @@ const DefaultMacrosDir = "macros.d"
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
+// primitivesFlag is --primitives: the deployment's Go package of
+// //macrokit:primitive functions (see internal/goprim).
+func primitivesFlag() cli.Flag {
+	return &cli.StringFlag{Name: "primitives", Usage: "directory of the Go package whose //macrokit:primitive functions specs may call (default: macrokit's own GitHub primitives)"}
+}
+
+// loadPrimitives reads --primitives; nil when the flag is unset. Problems
+// are printed to stderr like spec diagnostics.
+func loadPrimitives(c *cli.Context) (*goprim.Package, error) {
+	dir := c.String("primitives")
+	if dir == "" {
+		return nil, nil
+	}
+	pkg, err := goprim.Scan(dir)
+	if err != nil {
+		var es goprim.Errors
+		if errors.As(err, &es) {
+			for _, e := range es {
+				fmt.Fprintln(c.App.ErrWriter, e.Error())
+			}
+			return nil, app.Failf("%d error(s) in the primitives of %s", len(es), dir)
+		}
+		return nil, app.Usagef("%v", err)
+	}
+	return pkg, nil
+}
+
 // loadSpecs loads and checks a macros directory, printing every diagnostic
 // to stderr. It fails (exit 1) when any spec is invalid. Specs may call the
-// primitives of package ghprim (the GitHub macros of macros.d/github do).
+// primitives of --primitives when the command has that flag and it is set,
+// else those of package ghprim (the GitHub macros of macros.d/github do).
 func loadSpecs(c *cli.Context, dir string) (*spec.Set, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, app.Usagef("%s: not a directory of macro specs", dir)
 	}
-	set, diags := spec.LoadDir(dir, spec.Options{Primitives: ghprim.Signatures()})
+	sigs := ghprim.Signatures()
+	pkg, err := loadPrimitives(c)
+	if err != nil {
+		return nil, err
+	}
+	if pkg != nil {
+		sigs = pkg.Signatures()
+	}
+	set, diags := spec.LoadDir(dir, spec.Options{Primitives: sigs})
 	for _, d := range diags {
 		fmt.Fprintln(c.App.ErrWriter, d.String())
 	}
@@ -47,6 +85,7 @@ func checkCommand() *cli.Command {
 		Name:      "check",
 		Usage:     "validate the macro specs (no output files)",
 		ArgsUsage: "[DIR]",
+		Flags:     []cli.Flag{primitivesFlag()},
 		Action: func(c *cli.Context) error {
 			dir, err := dirArg(c)
 			if err != nil {
@@ -67,7 +106,7 @@ func lintCommand() *cli.Command {
 		Name:      "lint",
 		Usage:     "check the specs for likely mistakes (intents, examples, tests, risk, unused params, unreachable steps)",
 		ArgsUsage: "[DIR]",
-		Flags:     []cli.Flag{&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"}},
+		Flags:     []cli.Flag{&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"}, primitivesFlag()},
 		Action: func(c *cli.Context) error {
 			dir, err := dirArg(c)
 			if err != nil {

@@ -49,6 +49,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		EnvDefaults: map[string]string{"DEMO_URL": "http://" + DemoAddr, "GITHUB_API_URL": GitHubAPIURL},
 		Getenv:      getenv,
 		Playbooks:   embeddedPlaybooks(),
+		TestSites:   testSites(),
 	}
 	demo := demoCommand()
 	demo.Subcommands = append(demo.Subcommands, demoRunCommand(cfg))
@@ -57,11 +58,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		checkCommand(),
 		lintCommand(),
 		schemaCommand(),
+		initCommand(),
 		app.ListCommand(cfg),
 		app.RunCommand(cfg),
 		app.AskCommand(cfg),
 		app.ChatCommand(cfg),
+		app.TestCommand(cfg),
+		app.SessionsCommand(cfg),
+		app.ServeCommand(cfg),
+		app.RefdataCommand(cfg),
 		evalCommand(cfg),
+		app.GateCommand(cfg),
 		demo,
 		app.VersionCommand(cfg),
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/macrokit/macrokit-go/gen"
+	"github.com/macrokit/macrokit-go/internal/goprim"
 	"github.com/macrokit/macrokit-go/runtime/app"
 	"github.com/macrokit/macrokit-go/spec"
 	"github.com/urfave/cli/v2"
@@ -28,6 +29,7 @@ func generateCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Value: DefaultOutDir, Usage: "output package directory"},
 			&cli.StringFlag{Name: "package", Value: "generated", Usage: "Go package name of the output"},
 			&cli.BoolFlag{Name: "check", Usage: "write nothing; exit 1 and print a diff when the output is stale"},
+			primitivesFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -41,6 +43,9 @@ func generateCommand() *cli.Command {
 			files, err := gen.Generate(set, gen.Options{Package: c.String("package")})
 			if err != nil {
 				return app.Failf("generate: %v", err)
+			}
+			if err := addRegistration(c, files); err != nil {
+				return err
 			}
 			plan, err := planWrite(c.String("out"), files)
 			if err != nil {
@@ -62,6 +67,25 @@ func generateCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// addRegistration adds the primitives' registration file
+// (generated.Primitives) when --primitives is set, so the deployment's
+// binary registers exactly the primitives the specs were checked against.
+func addRegistration(c *cli.Context, files map[string][]byte) error {
+	pkg, err := loadPrimitives(c)
+	if err != nil || pkg == nil {
+		return err
+	}
+	if _, clash := files[goprim.RegistrationFile]; clash {
+		return app.Failf("generate: a macro's file is named %s, which the primitives' registration needs; rename the macro", goprim.RegistrationFile)
+	}
+	reg, err := pkg.Registration(c.String("package"))
+	if err != nil {
+		return app.Failf("generate: primitives registration: %v", err)
+	}
+	files[goprim.RegistrationFile] = reg
+	return nil
 }
 
 // writePlan is what generate would change in the output directory.

@@ -73,6 +73,17 @@ type Config struct {
 	Playbooks map[string][]byte
 	// Getenv reads the environment (nil: os.Getenv); tests substitute it.
 	Getenv func(string) string
+	// TestSites are the sites `test` can serve in-process, by the name a
+	// spec test gives in `site:` (nil: none; a test's site must then be
+	// running, with <SITE>_URL pointing at it).
+	TestSites map[string]SiteStarter
+	// Settings are what Run resolved from the environment and macrokit.yaml
+	// before the command ran (nil until then).
+	Settings *Settings
+
+	// fileEnv holds the config file's model settings as the variables
+	// NewModels reads, below the environment and above EnvDefaults.
+	fileEnv map[string]string
 }
 
 func (c *Config) getenv(name string) string {
@@ -83,13 +94,28 @@ func (c *Config) getenv(name string) string {
 	if v := get(name); v != "" {
 		return v
 	}
+	if v := c.fileEnv[name]; v != "" {
+		return v
+	}
 	return c.EnvDefaults[name]
 }
 
 // Run runs the app with args (args[0] is the program name) and returns the
-// exit code. It never calls os.Exit.
+// exit code. It never calls os.Exit. Before the command runs, the settings
+// of the environment and the config file (--config, $MACROKIT_CONFIG or
+// ./macrokit.yaml) become the commands' flag defaults (see Settings).
 func Run(ctx context.Context, cfg *Config, commands []*cli.Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	globals := []cli.Flag{
+		&cli.StringFlag{Name: "config", Usage: "the deployment config file (env " + EnvConfig + "; default: ./" + ConfigFile + " when it exists)"},
+	}
 	a := &cli.App{
+		Flags: globals,
+		Before: func(c *cli.Context) error {
+			if first := c.Args().First(); first == "" || first == "help" || first == "h" {
+				return nil // help works even with a broken config file
+			}
+			return cfg.configure(c, commands)
+		},
 		Name:                   cfg.Name,
 		Usage:                  "macros a small model can drive safely, verified against the live page",
 		Version:                cfg.Version,
@@ -107,7 +133,7 @@ func Run(ctx context.Context, cfg *Config, commands []*cli.Command, args []strin
 			fmt.Fprintf(c.App.ErrWriter, "%s: unknown command %q (see '%s help')\n", cfg.Name, name, cfg.Name)
 		},
 	}
-	args = interspersed(commands, args)
+	args = afterGlobals(globals, args, func(rest []string) []string { return interspersed(commands, rest) })
 	err := a.RunContext(ctx, args)
 	if err == nil {
 		if len(args) > 1 && a.Command(args[1]) == nil && !strings.HasPrefix(args[1], "-") && args[1] != "help" && args[1] != "h" {

@@ -65,6 +65,31 @@ func interspersed(cmds []*cli.Command, args []string) []string {
 	return append(out, pos...)
 }
 
+// afterGlobals applies f to args without the global flags that precede
+// the command (`mk --config x.yaml run m --arg a=1`), keeping them in front.
+func afterGlobals(globals []cli.Flag, args []string, f func([]string) []string) []string {
+	valued := map[string]bool{}
+	for _, g := range globals {
+		_, isBool := g.(*cli.BoolFlag)
+		for _, n := range g.Names() {
+			valued[n] = !isBool
+		}
+	}
+	i := 1
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" && args[i] != "--" {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		i++
+		if valued[name] && !hasValue {
+			i++
+		}
+	}
+	if i <= 1 || i >= len(args) {
+		return f(args)
+	}
+	rest := f(append([]string{args[0]}, args[i:]...))
+	return append(append([]string(nil), args[:i]...), rest[1:]...)
+}
+
 func findCommand(cmds []*cli.Command, name string) *cli.Command {
 	for _, c := range cmds {
 		if c.Name == name {

@@ -28,3 +28,21 @@ func TestInterspersed(t *testing.T) {
 		}
 	}
 }
+
+func TestAfterGlobals(t *testing.T) {
+	cmds := []*cli.Command{{Name: "run", Flags: []cli.Flag{&cli.StringSliceFlag{Name: "arg"}}}}
+	globals := []cli.Flag{&cli.StringFlag{Name: "config"}}
+	cases := []struct{ in, want string }{
+		{"mk --config c.yaml run m --arg a=1", "mk --config c.yaml run --arg a=1 m"},
+		{"mk --config=c.yaml run m --arg a=1", "mk --config=c.yaml run --arg a=1 m"},
+		{"mk run m --arg a=1", "mk run --arg a=1 m"},
+		{"mk --config c.yaml", "mk --config c.yaml"},
+		{"mk --config", "mk --config"},
+	}
+	for _, tc := range cases {
+		got := strings.Join(afterGlobals(globals, strings.Fields(tc.in), func(a []string) []string { return interspersed(cmds, a) }), " ")
+		if got != tc.want {
+			t.Errorf("%q -> %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -60,7 +60,7 @@ func newSession(c *cli.Context, cfg *Config, approver runtime.Approver) (*sessio
 	}
 	s := &session{models: ms, lb: NewLazyBrowser(c)}
 	d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: s.lb.Pages, Getenv: cfg.getenv, Primitives: cfg.Primitives,
-		Approver: approver, Timeout: c.Duration("timeout")}
+		Approver: approver, Timeout: c.Duration("timeout"), HTTPClient: ms.HTTPClient, Sites: cfg.SitePolicy()}
 	if dir := c.String("session-dir"); dir != "" {
 		log, err := runtime.OpenSessionLog(dir, runtime.NewSessionID())
 		if err != nil {

@@ -3,11 +3,14 @@ package app
 import (
 	"fmt"
 	"io"
+	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/macrokit/macrokit-go/llm"
+	"github.com/macrokit/macrokit-go/runtime/fixture"
 	"github.com/urfave/cli/v2"
 )
 
@@ -35,8 +38,8 @@ func ModelFlags() []cli.Flag {
 		&cli.StringFlag{Name: "scripted", Usage: "use a scripted playbook instead of a model: a YAML file, or the name of an embedded one (env " + EnvScripted + ")"},
 		&cli.StringFlag{Name: "tools", Value: "auto", Usage: "how tools are offered: auto (native, falling back to prompted JSON when refused), native, prompted"},
 		&cli.DurationFlag{Name: "model-timeout", Value: 2 * time.Minute, Usage: "bound for one model request"},
-		&cli.StringFlag{Name: "record", Usage: "append every model response to this JSONL file, for --replay"},
-		&cli.StringFlag{Name: "replay", Usage: "answer from a JSONL file written by --record instead of calling a model"},
+		&cli.StringFlag{Name: "record", Usage: "record into this directory: model responses appended to DIR/" + RecordModelFile + " (for --replay), http step exchanges to DIR/" + RecordHTTPDir + "/<macro>.jsonl, secrets redacted (see docs/fixtures.md)"},
+		&cli.StringFlag{Name: "replay", Usage: "answer from a --record directory (its " + RecordModelFile + ") or a JSONL file of model responses instead of calling a model"},
 	}
 }
 
@@ -44,16 +47,24 @@ func ModelFlags() []cli.Flag {
 type Models struct {
 	Primary  llm.Model
 	Fallback llm.Model
-	closers  []io.Closer
+	// HTTPClient records the http steps of the macros a session runs when
+	// --record DIR is set (DIR/http/<macro>.jsonl); nil otherwise. It is the
+	// session's runtime.Dispatcher.HTTPClient.
+	HTTPClient *http.Client
+	closers    []io.Closer
+	httpRec    *fixture.Recorder
 }
 
-// Close flushes recordings.
+// Close flushes recordings; an incomplete record is an error.
 func (m *Models) Close() error {
 	var first error
 	for _, c := range m.closers {
 		if err := c.Close(); err != nil && first == nil {
 			first = err
 		}
+	}
+	if err := recorderErr(m.httpRec); err != nil && first == nil {
+		first = err
 	}
 	return first
 }
@@ -65,7 +76,7 @@ func NewModels(c *cli.Context, cfg *Config) (*Models, error) {
 	var err error
 	switch {
 	case c.String("replay") != "":
-		ms.Primary, err = llm.LoadReplay(c.String("replay"))
+		ms.Primary, err = llm.LoadReplay(replayFile(c.String("replay")))
 		if err != nil {
 			return nil, Usagef("--replay: %v", err)
 		}
@@ -94,17 +105,27 @@ func NewModels(c *cli.Context, cfg *Config) (*Models, error) {
 			return nil, err
 		}
 	}
-	if path := c.String("record"); path != "" {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if c.String("record") != "" {
+		dir, err := recordDir(c.String("record"))
+		if err != nil {
+			return nil, err
+		}
+		f, err := os.OpenFile(filepath.Join(dir, RecordModelFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
 			return nil, Failf("--record: %v", err)
 		}
-		ms.closers = append(ms.closers, f)
 		rec := llm.NewRecorder(ms.Primary, f)
 		ms.Primary = rec
+		// Recorders first: Close checks them before the file closes.
+		ms.closers = append(ms.closers, rec)
 		if ms.Fallback != nil {
-			ms.Fallback = llm.NewRecorder(ms.Fallback, f)
+			fb := llm.NewRecorder(ms.Fallback, f)
+			ms.Fallback = fb
+			ms.closers = append(ms.closers, fb)
 		}
+		ms.closers = append(ms.closers, f)
+		ms.httpRec = httpRecorder(cfg, dir)
+		ms.HTTPClient = recordingClient(ms.httpRec)
 	}
 	return ms, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/internal/editdist"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/fixture"
 	"github.com/urfave/cli/v2"
 )
 
@@ -27,6 +28,7 @@ func RunCommand(cfg *Config) *cli.Command {
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json"},
 			&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "bound for the whole run"},
 			&cli.StringFlag{Name: "session-dir", Value: runtime.DefaultSessionDir, Usage: "where the session log goes (empty: no log)"},
+			recordFlag(),
 		}, BrowserFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -48,7 +50,16 @@ func RunCommand(cfg *Config) *cli.Command {
 			lb := NewLazyBrowser(c)
 			defer lb.Close()
 			d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: lb.Pages, Getenv: cfg.getenv, Primitives: cfg.Primitives,
-				Approver: Approver(c.Bool("yes"), c.App.Reader, c.App.ErrWriter), Timeout: c.Duration("timeout")}
+				Approver: Approver(c.Bool("yes"), c.App.Reader, c.App.ErrWriter), Timeout: c.Duration("timeout"), Sites: cfg.SitePolicy()}
+			var rec *fixture.Recorder
+			if c.String("record") != "" {
+				dir, err := recordDir(c.String("record"))
+				if err != nil {
+					return err
+				}
+				rec = httpRecorder(cfg, dir)
+				d.HTTPClient = recordingClient(rec)
+			}
 			if dir := c.String("session-dir"); dir != "" {
 				log, err := runtime.OpenSessionLog(dir, runtime.NewSessionID())
 				if err != nil {
@@ -67,6 +78,9 @@ func RunCommand(cfg *Config) *cli.Command {
 				}
 			} else {
 				PrintOutcome(c.App.Writer, out)
+			}
+			if err := recorderErr(rec); err != nil {
+				return err
 			}
 			if !out.OK {
 				if format == "text" {

@@ -1,0 +1,463 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/internal/editdist"
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/urfave/cli/v2"
+	"gopkg.in/yaml.v3"
+)
+
+// ConfigFile is the deployment configuration read from the working
+// directory when neither --config nor MACROKIT_CONFIG names another.
+const ConfigFile = "macrokit.yaml"
+
+// Environment variables of the settings macrokit.yaml holds (the model's
+// are EnvModel, EnvBaseURL and EnvFallbackModel; the browser binary's is
+// engine.EnvBrowser). Each one overrides the file.
+const (
+	EnvConfig       = "MACROKIT_CONFIG"
+	EnvAPIKeyEnv    = "MACROKIT_API_KEY_ENV"
+	EnvCDPURL       = "MACROKIT_CDP_URL"
+	EnvAllowedSites = "MACROKIT_ALLOWED_SITES" // comma-separated origins
+	EnvSessionDir   = "MACROKIT_SESSION_DIR"
+	EnvApproval     = "MACROKIT_APPROVAL"
+)
+
+// ApprovalPolicy says what happens when a dangerous macro (or a call
+// recovered from a model's text) needs an approval.
+type ApprovalPolicy string
+
+// The approval policies.
+const (
+	// ApprovalAsk asks on the terminal and refuses without one (the default).
+	ApprovalAsk ApprovalPolicy = "ask"
+	// ApprovalDeny refuses without asking, even at a terminal; an explicit
+	// --yes on the command line still approves.
+	ApprovalDeny ApprovalPolicy = "deny"
+	// ApprovalYes approves as if --yes were given (for unattended use).
+	ApprovalYes ApprovalPolicy = "yes"
+)
+
+// FileConfig is macrokit.yaml. Every key is optional.
+type FileConfig struct {
+	Model        ModelSettings    `yaml:"model"`
+	Browser      BrowserSettings  `yaml:"browser"`
+	AllowedSites []string         `yaml:"allowed_sites"`
+	SessionDir   *string          `yaml:"session_dir"` // "" disables session logs
+	Approval     ApprovalSettings `yaml:"approval"`
+}
+
+// ModelSettings are the model endpoint and the escalation model.
+type ModelSettings struct {
+	BaseURL   string `yaml:"base_url"`
+	Name      string `yaml:"name"`
+	APIKeyEnv string `yaml:"api_key_env"` // the variable holding the key, never the key
+	Fallback  string `yaml:"fallback"`    // a stronger model at the same endpoint
+}
+
+// BrowserSettings choose the browser: a binary to launch or a running
+// one's CDP websocket URL.
+type BrowserSettings struct {
+	Bin    string `yaml:"bin"`
+	CDPURL string `yaml:"cdp_url"`
+}
+
+// ApprovalSettings hold the approval policy.
+type ApprovalSettings struct {
+	Policy ApprovalPolicy `yaml:"policy"`
+}
+
+// configKeys is the shape of macrokit.yaml: each mapping's keys, by the
+// dotted path of the mapping ("" is the top level).
+var configKeys = map[string][]string{
+	"":         {"model", "browser", "allowed_sites", "session_dir", "approval"},
+	"model":    {"base_url", "name", "api_key_env", "fallback"},
+	"browser":  {"bin", "cdp_url"},
+	"approval": {"policy"},
+}
+
+// ConfigError is one problem in a config file, at its line and column.
+type ConfigError struct {
+	File      string
+	Line, Col int    // 0 when unknown
+	Key       string // dotted path, e.g. "model.name"
+	Msg       string
+}
+
+// Error renders file:line:col: key: message.
+func (e *ConfigError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
+	}
+	b.WriteString(": ")
+	if e.Key != "" {
+		b.WriteString(e.Key + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// ConfigErrors are every problem of a config file.
+type ConfigErrors []*ConfigError
+
+// Error joins the problems, one per line.
+func (es ConfigErrors) Error() string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "\n")
+}
+
+// ParseConfig parses and checks a macrokit.yaml: unknown keys (with a
+// "did you mean"), wrong types, an unknown approval policy, malformed
+// allowed sites or CDP URL. All problems are returned as ConfigErrors.
+func ParseConfig(file string, data []byte) (*FileConfig, error) {
+	fc := &FileConfig{}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return fc, nil // empty or only comments
+		}
+		return nil, ConfigErrors{{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}}
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return fc, nil
+	}
+	var errs ConfigErrors
+	add := func(n *yaml.Node, key, format string, args ...any) {
+		e := &ConfigError{File: file, Key: key, Msg: fmt.Sprintf(format, args...)}
+		if n != nil {
+			e.Line, e.Col = n.Line, n.Column
+		}
+		errs = append(errs, e)
+	}
+	var walk func(n *yaml.Node, path string)
+	walk = func(n *yaml.Node, path string) {
+		keys := configKeys[path]
+		if n.Kind != yaml.MappingNode {
+			what := "the file"
+			if path != "" {
+				what = path
+			}
+			add(n, path, "%s must be a mapping of %s", what, strings.Join(keys, ", "))
+			return
+		}
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			full := joinKey(path, k.Value)
+			if !contains(keys, k.Value) {
+				add(k, full, "unknown key%s (keys: %s)", suggestKey(k.Value, keys), strings.Join(keys, ", "))
+				continue
+			}
+			if seen[k.Value] {
+				add(k, full, "duplicate key")
+			}
+			seen[k.Value] = true
+			if _, nested := configKeys[full]; nested {
+				walk(v, full)
+			}
+		}
+	}
+	walk(root, "")
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	if err := root.Decode(fc); err != nil {
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			for _, m := range te.Errors {
+				add(nil, "", "%s", strings.TrimPrefix(m, "yaml: "))
+			}
+			return nil, errs
+		}
+		return nil, ConfigErrors{{File: file, Msg: err.Error()}}
+	}
+	// Values: located by the key's node where we can find it.
+	at := func(path ...string) *yaml.Node { return findKey(root, path...) }
+	switch fc.Approval.Policy {
+	case "", ApprovalAsk, ApprovalDeny, ApprovalYes:
+	default:
+		add(at("approval", "policy"), "approval.policy", "%q is not a policy: ask, deny or yes%s", fc.Approval.Policy, suggestKey(string(fc.Approval.Policy), []string{"ask", "deny", "yes"}))
+	}
+	if _, err := runtime.NewSitePolicy(fc.AllowedSites); err != nil {
+		add(at("allowed_sites"), "allowed_sites", "%v", err)
+	}
+	if u := fc.Browser.CDPURL; u != "" {
+		if err := checkCDPURL(u); err != nil {
+			add(at("browser", "cdp_url"), "browser.cdp_url", "%v", err)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return fc, nil
+}
+
+func checkCDPURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%q is not a URL (want ws://host:port/devtools/browser/...)", s)
+	}
+	switch u.Scheme {
+	case "ws", "wss", "http", "https":
+		return nil
+	}
+	return fmt.Errorf("%q: the scheme must be ws, wss, http or https", s)
+}
+
+func joinKey(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// suggestKey is ` (did you mean "x"?)` for the closest candidate, or "".
+func suggestKey(s string, candidates []string) string {
+	best, bd := "", 3
+	for _, c := range candidates {
+		if d := editdist.Distance(s, c); d < bd {
+			best, bd = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// findKey returns the value node at a key path of a mapping, or nil.
+func findKey(n *yaml.Node, path ...string) *yaml.Node {
+	for _, key := range path {
+		if n == nil || n.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				next = n.Content[i+1]
+			}
+		}
+		n = next
+	}
+	return n
+}
+
+// LoadConfig reads the config file: path when given, else ./macrokit.yaml
+// when it exists. It returns nil (and no error) when there is none.
+// Relative paths inside it (session_dir) are resolved against the file's
+// directory.
+func LoadConfig(path string) (*FileConfig, string, error) {
+	explicit := path != ""
+	if !explicit {
+		path = ConfigFile
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if !explicit && errors.Is(err, os.ErrNotExist) {
+			return nil, "", nil
+		}
+		return nil, path, fmt.Errorf("config: %w", err)
+	}
+	fc, err := ParseConfig(path, data)
+	if err != nil {
+		return nil, path, err
+	}
+	if fc.SessionDir != nil && *fc.SessionDir != "" && !filepath.IsAbs(*fc.SessionDir) {
+		d := filepath.Join(filepath.Dir(path), *fc.SessionDir)
+		fc.SessionDir = &d
+	}
+	return fc, path, nil
+}
+
+// Settings are the deployment settings after environment > file >
+// defaults; each command's flags override them.
+type Settings struct {
+	// File is the config file read ("" when none).
+	File string `json:"file,omitempty"`
+	// Model, BaseURL and Fallback are empty when unset (NewModels then
+	// applies its own defaults).
+	Model     string `json:"model,omitempty"`
+	BaseURL   string `json:"base_url,omitempty"`
+	APIKeyEnv string `json:"api_key_env"`
+	Fallback  string `json:"fallback,omitempty"`
+	// BrowserBin and CDPURL are empty for engine.FindBrowser's default.
+	BrowserBin   string         `json:"browser_bin,omitempty"`
+	CDPURL       string         `json:"cdp_url,omitempty"`
+	AllowedSites []string       `json:"allowed_sites,omitempty"`
+	SessionDir   string         `json:"session_dir"` // "" disables logs
+	Approval     ApprovalPolicy `json:"approval"`
+	// Sites is AllowedSites parsed (nil: no restriction).
+	Sites *runtime.SitePolicy `json:"-"`
+}
+
+// ResolveSettings layers the environment (getenv) over the file (nil: none)
+// over the defaults.
+func ResolveSettings(fc *FileConfig, file string, getenv func(string) string) (*Settings, error) {
+	if fc == nil {
+		fc = &FileConfig{}
+	}
+	s := &Settings{
+		File:       file,
+		Model:      firstOf(getenv(EnvModel), fc.Model.Name),
+		BaseURL:    firstOf(getenv(EnvBaseURL), fc.Model.BaseURL),
+		APIKeyEnv:  firstOf(getenv(EnvAPIKeyEnv), fc.Model.APIKeyEnv, "OPENAI_API_KEY"),
+		Fallback:   firstOf(getenv(EnvFallbackModel), fc.Model.Fallback),
+		BrowserBin: firstOf(getenv(engine.EnvBrowser), fc.Browser.Bin),
+		CDPURL:     firstOf(getenv(EnvCDPURL), fc.Browser.CDPURL),
+		SessionDir: runtime.DefaultSessionDir,
+		Approval:   ApprovalPolicy(firstOf(getenv(EnvApproval), string(fc.Approval.Policy), string(ApprovalAsk))),
+	}
+	if fc.SessionDir != nil {
+		s.SessionDir = *fc.SessionDir
+	}
+	if v := getenv(EnvSessionDir); v != "" {
+		s.SessionDir = v
+	}
+	s.AllowedSites = fc.AllowedSites
+	if v := getenv(EnvAllowedSites); v != "" {
+		s.AllowedSites = nil
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				s.AllowedSites = append(s.AllowedSites, p)
+			}
+		}
+	}
+	switch s.Approval {
+	case ApprovalAsk, ApprovalDeny, ApprovalYes:
+	default:
+		return nil, fmt.Errorf("%s=%q is not a policy: ask, deny or yes", EnvApproval, s.Approval)
+	}
+	if s.CDPURL != "" {
+		if err := checkCDPURL(s.CDPURL); err != nil {
+			return nil, fmt.Errorf("CDP URL: %v", err)
+		}
+	}
+	var err error
+	if s.Sites, err = runtime.NewSitePolicy(s.AllowedSites); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// modelEnv is the layer of Config.getenv the file's model settings fill,
+// below the environment: NewModels reads these variables when the flags
+// are not given.
+func (s *Settings) modelEnv() map[string]string {
+	m := map[string]string{}
+	for k, v := range map[string]string{EnvModel: s.Model, EnvBaseURL: s.BaseURL, EnvFallbackModel: s.Fallback} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// flagDefaults are the command flags whose defaults come from the settings.
+func (s *Settings) flagDefaults() map[string]any {
+	return map[string]any{
+		"session-dir": s.SessionDir,
+		"browser":     s.BrowserBin,
+		"cdp":         s.CDPURL,
+		"api-key-env": s.APIKeyEnv,
+		"yes":         s.Approval == ApprovalYes,
+	}
+}
+
+// applyDefaults sets the defaults of every command's (and subcommand's)
+// flags the settings cover, so a flag given on the command line still wins
+// and commands need not know where a default came from.
+func applyDefaults(cmds []*cli.Command, defaults map[string]any) {
+	for _, c := range cmds {
+		for _, f := range c.Flags {
+			for _, n := range f.Names() {
+				v, ok := defaults[n]
+				if !ok {
+					continue
+				}
+				switch fl := f.(type) {
+				case *cli.StringFlag:
+					if s, _ := v.(string); s != "" || n == "session-dir" {
+						fl.Value = s
+					}
+				case *cli.BoolFlag:
+					if b, _ := v.(bool); b {
+						fl.Value = true
+					}
+				}
+			}
+		}
+		applyDefaults(c.Subcommands, defaults)
+	}
+}
+
+// configure loads the config file and applies the settings to cfg and the
+// commands; Run calls it before any command runs.
+func (cfg *Config) configure(c *cli.Context, cmds []*cli.Command) error {
+	get := cfg.Getenv
+	if get == nil {
+		get = os.Getenv
+	}
+	path := firstOf(c.String("config"), get(EnvConfig))
+	fc, file, err := LoadConfig(path)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	s, err := ResolveSettings(fc, file, get)
+	if err != nil {
+		return Usagef("%v", err)
+	}
+	cfg.Settings = s
+	cfg.fileEnv = s.modelEnv()
+	applyDefaults(cmds, s.flagDefaults())
+	if s.Approval == ApprovalDeny {
+		// Approver and the chat's line approver ask only at a terminal:
+		// hiding it makes every approval a refusal unless --yes is given.
+		c.App.Reader = notTerminal{c.App.Reader}
+	}
+	if s.Sites != nil {
+		c.Context = runtime.WithSitePolicy(c.Context, s.Sites)
+	}
+	return nil
+}
+
+// notTerminal hides that a reader is a terminal.
+type notTerminal struct{ io.Reader }
+
+// SitePolicy is the allowed-sites policy in force (nil: none, or Run has
+// not configured cfg). Commands that build their own Dispatcher set it as
+// Dispatcher.Sites.
+func (cfg *Config) SitePolicy() *runtime.SitePolicy {
+	if cfg == nil || cfg.Settings == nil {
+		return nil
+	}
+	return cfg.Settings.Sites
+}

@@ -1,0 +1,113 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/urfave/cli/v2"
+)
+
+// writeSession writes a routed session: a turn that bailed out, escalated
+// and ran a macro whose check failed, and a second turn with a reply; then
+// a torn line, as a crash mid-write leaves it.
+func writeSession(t *testing.T, dir, id string, start time.Time) {
+	t.Helper()
+	log, err := runtime.OpenSessionLog(dir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := func(s int) time.Time { return start.Add(time.Duration(s) * time.Second) }
+	checks := []any{
+		map[string]any{"step": "steps[3]", "kind": "list_count_delta", "status": "failed", "expected": "1", "actual": "0"},
+		map[string]any{"step": "steps[3]", "kind": "text_present", "status": "passed", "expected": "ada@example.com", "actual": "ada@example.com"},
+	}
+	recs := []runtime.Record{
+		{TS: ts(0), Type: runtime.RecSystem, Event: "session", Data: map[string]any{"binary": "acme", "command": "chat", "model": "qwen2.5:3b"}},
+		{TS: ts(1), Turn: 1, Type: runtime.RecUser, Text: "add ada as a pro customer"},
+		{TS: ts(1), Turn: 1, Type: runtime.RecSystem, Event: "catalog", Data: map[string]any{"size": 6}},
+		{TS: ts(2), Turn: 1, Type: runtime.RecSystem, Event: "bail_out", Data: map[string]any{"code": "tool_call_as_text", "detail": "the call was written as text"}},
+		{TS: ts(2), Turn: 1, Type: runtime.RecSystem, Event: "escalated", Data: map[string]any{"to": "qwen2.5:14b", "reason": "tool_call_as_text"}},
+		{TS: ts(3), Turn: 1, Type: runtime.RecToolCall, CallID: "c1", Tool: "add_customer", Args: json.RawMessage(`{"name": "Ada", "tier": "pro"}`)},
+		{TS: ts(4), Turn: 1, Type: runtime.RecToolResult, CallID: "c1", Tool: "add_customer", DurationMS: 1500,
+			Error:        &runtime.ErrorInfo{Code: "step_failed", Message: "steps[3] (click) failed: list_count_delta"},
+			Verification: &runtime.VerificationSummary{Passed: 1, Failed: 1, Checks: checks}},
+		{TS: ts(5), Turn: 2, Type: runtime.RecUser, Text: "find ada"},
+		{TS: ts(6), Turn: 2, Type: runtime.RecToolCall, CallID: "c2", Tool: "find_customer", Args: json.RawMessage(`{"query":"ada"}`)},
+		{TS: ts(7), Turn: 2, Type: runtime.RecToolResult, CallID: "c2", Tool: "find_customer", OK: true, DurationMS: 800, Result: json.RawMessage(`{"count":1}`)},
+		{TS: ts(7), Turn: 2, Type: runtime.RecAssistant, Text: "Found 1 customer."},
+	}
+	for _, r := range recs {
+		if err := log.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := log.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(log.Path(), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteString(`{"v":1,"ts":"2024-`)
+	_ = f.Close()
+}
+
+func TestSessionsCommand(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2024, 5, 1, 9, 0, 0, 0, time.UTC)
+	writeSession(t, dir, "20240501T090000Z-aaaaaa", t0)
+	writeSession(t, dir, "20240501T100000Z-bbbbbb", t0.Add(time.Hour))
+	writeSession(t, dir, "20240501T100000Z-bbbbcc", t0.Add(2*time.Hour))
+	cfg := &Config{Name: "acme", Getenv: func(string) string { return "" }}
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string
+		stderr string
+	}{
+		{name: "list", args: []string{"sessions", "list", "--dir", dir}, stdout: []string{
+			"ID ", "20240501T090000Z-aaaaaa          2024-05-01 09:00:00Z chat         2     2        1  (1 torn line(s) skipped)",
+		}},
+		{name: "list json", args: []string{"sessions", "list", "--dir", dir, "--format", "json"}, stdout: []string{`"id": "20240501T090000Z-aaaaaa"`, `"turns": 2`, `"calls": 2`, `"failures": 1`, `"bail_outs": 1`, `"torn": 1`}},
+		{name: "list empty dir", args: []string{"sessions", "list", "--dir", filepath.Join(dir, "none")}, stderr: "no sessions in"},
+		{name: "list empty json", args: []string{"sessions", "list", "--dir", filepath.Join(dir, "none"), "--format", "json"}, stdout: []string{"[]"}},
+		{name: "show by prefix", args: []string{"sessions", "show", "--dir", dir, "20240501T09"}, stdout: []string{
+			"session 20240501T090000Z-aaaaaa (acme chat, model qwen2.5:3b), 2024-05-01 09:00:00Z, 2 turn(s), 2 call(s), 1 failed",
+			"turn 1\n  user: add ada as a pro customer\n  ! bail-out tool_call_as_text: the call was written as text\n  ! escalated to qwen2.5:14b (tool_call_as_text)\n  -> add_customer {\"name\":\"Ada\",\"tier\":\"pro\"}\n     FAILED in 1.5s: step_failed: steps[3] (click) failed: list_count_delta\n     checks: 1 passed, 1 failed, 0 unverifiable\n       failed list_count_delta steps[3] (expected 1, actual 0)\n       passed text_present steps[3]\n",
+			"turn 2\n  user: find ada\n  -> find_customer {\"query\":\"ada\"}\n     ok in 800ms: {\"count\":1}\n  reply: Found 1 customer.\n",
+			"(1 torn or foreign line(s) skipped)",
+		}},
+		{name: "show last", args: []string{"sessions", "show", "--dir", dir, "last"}, stdout: []string{"session 20240501T100000Z-bbbbcc"}},
+		{name: "show path", args: []string{"sessions", "show", filepath.Join(dir, "20240501T100000Z-bbbbbb.jsonl")}, stdout: []string{"session 20240501T100000Z-bbbbbb"}},
+		{name: "show json", args: []string{"sessions", "show", "--dir", dir, "--format", "json", "20240501T090000Z-aaaaaa"}, stdout: []string{`"summary": {`, `"records": [`, `"torn": 1`}},
+		{name: "show ambiguous", args: []string{"sessions", "show", "--dir", dir, "20240501T10"}, code: 2, stderr: "matches 2 sessions"},
+		{name: "show unknown", args: []string{"sessions", "show", "--dir", dir, "20240501T090000Z-aaaaab"}, code: 2, stderr: `did you mean "20240501T090000Z-aaaaaa"`},
+		{name: "show no id", args: []string{"sessions", "show", "--dir", dir}, code: 2},
+		{name: "bad format", args: []string{"sessions", "list", "--dir", dir, "--format", "yaml"}, code: 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := Run(context.Background(), cfg, []*cli.Command{SessionsCommand(cfg)}, append([]string{"acme"}, tc.args...), strings.NewReader(""), &out, &errb)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, out.String(), errb.String())
+			}
+			for _, w := range tc.stdout {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out.String())
+				}
+			}
+			if tc.stderr != "" && !strings.Contains(errb.String(), tc.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tc.stderr, errb.String())
+			}
+		})
+	}
+}
