@@ -309,6 +309,15 @@ func (s *Scanner) flag() {
 			w.reason = fmt.Sprintf("call %d (%s) has unreadable arguments", i+1, tool)
 			continue
 		}
+		if tool == toolGoto && strings.HasPrefix(a.URL, "/") && c.result.n > 0 {
+			// A path the explore session resolved against its site: the
+			// result says which origin it went to.
+			var seen stepObs
+			decodeResult(t.span(c.result), &seen)
+			if u, err := url.Parse(seen.urlAfter); err == nil && u.Scheme != "" && u.Host != "" {
+				a.URL = u.Scheme + "://" + u.Host + a.URL
+			}
+		}
 		if r := w.add(tool, &a, i, shape); r != "" {
 			w.reason = fmt.Sprintf("call %d (%s): %s", i+1, tool, r)
 		}
