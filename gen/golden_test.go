@@ -73,7 +73,7 @@ func loadCase(t testing.TB, dir string) (*spec.Set, spec.Diagnostics) {
 		t.Fatal(err)
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return spec.LoadFiles(files, spec.Options{Primitives: testPrimitives})
+	return spec.LoadFiles(files, spec.Options{Primitives: testPrimitives, Refdata: filepath.Join(dir, "refdata")})
 }
 
 // generateCase loads and generates a case: files, or the diagnostics text.

@@ -248,11 +248,11 @@ func (f *fn) step(s *spec.Step, at pathCtx) []jen.Code {
 			jen.If(jen.Err().Op("!=").Nil()).Block(f.ret(jen.Err())),
 		)
 	}
-	// timeout bounds call, primitive, foreach and if through the context
+	// timeout bounds call, primitive, lookup, foreach and if through the context
 	// (extract, screenshot and http take it in runtime.StepOptions): the
 	// step runs in a func literal, so the context is released when it ends
 	// even inside a loop.
-	timed := s.Timeout > 0 && (s.Kind == spec.StepCall || s.Kind == spec.StepPrimitive || s.Kind == spec.StepForeach || s.Kind == spec.StepIf)
+	timed := s.Timeout > 0 && (s.Kind == spec.StepCall || s.Kind == spec.StepPrimitive || s.Kind == spec.StepLookup || s.Kind == spec.StepForeach || s.Kind == spec.StepIf)
 	outer := f.closure
 	if timed {
 		f.closure = true
@@ -273,6 +273,8 @@ func (f *fn) step(s *spec.Step, at pathCtx) []jen.Code {
 		body = f.call(s, sc)
 	case spec.StepPrimitive:
 		body = f.primitive(s, sc)
+	case spec.StepLookup:
+		body = f.lookup(s, sc)
 	case spec.StepForeach:
 		body = f.foreach(s, sc, at)
 	case spec.StepIf:

@@ -491,6 +491,18 @@ func (f *fn) primitive(s *spec.Step, sc *stepCtx) []jen.Code {
 	return f.assignCall(p.Into, call, vt, sc)
 }
 
+// lookup compiles a lookup step: x.Lookup returns the row as decoded JSON,
+// converted into the variable's type (a struct when the bundle's schema is
+// known at generate time).
+func (f *fn) lookup(s *spec.Step, sc *stepCtx) []jen.Code {
+	l := s.Lookup
+	call := jen.Id("x").Dot("Lookup").Call(jen.Id("ctx"), sc.path(), jen.Lit(l.Bundle), jen.Lit(l.File), f.text(l.Key, textPlain, sc))
+	if l.Into == "" {
+		return []jen.Code{jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(call), jen.Err().Op("!=").Nil()).Block(f.ret(jen.Err()))}
+	}
+	return f.assignCall(l.Into, call, spec.ObjectOf(), sc)
+}
+
 // foreach compiles a foreach step: the bound check, then a Go range loop
 // whose body steps carry the iteration in their paths.
 func (f *fn) foreach(s *spec.Step, sc *stepCtx, at pathCtx) []jen.Code {
@@ -624,6 +636,8 @@ func stepSummary(s *spec.Step) string {
 		return k + " " + s.Call.Macro
 	case spec.StepPrimitive:
 		return k + " " + s.Primitive.Name
+	case spec.StepLookup:
+		return k + " " + s.Lookup.Key.Raw + " in " + s.Lookup.Bundle + " " + s.Lookup.File + " into " + s.Lookup.Into
 	case spec.StepForeach:
 		return k + " " + s.Foreach.As + " in " + s.Foreach.In.Raw
 	case spec.StepIf:

@@ -4,7 +4,7 @@ package generated
 
 import "github.com/macrokit/macrokit-go/runtime"
 
-// Macros returns a new instance of every generated macro (12), sorted by name.
+// Macros returns a new instance of every generated macro (13), sorted by name.
 func Macros() []*runtime.Macro {
 	return []*runtime.Macro{
 		addCustomerMacro(),
@@ -15,6 +15,7 @@ func Macros() []*runtime.Macro {
 		generateReleaseNotesMacro(),
 		listOrdersMacro(),
 		loginMacro(),
+		quoteTierMacro(),
 		suggestReviewersMacro(),
 		triageIssueMacro(),
 		triagePullRequestMacro(),

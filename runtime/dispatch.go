@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/macrokit/macrokit-go/runtime/refdata"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -74,6 +75,9 @@ type Dispatcher struct {
 	// Sites restricts the origins page and http steps may reach; nil means
 	// the policy on the call's context (WithSitePolicy), if any.
 	Sites *SitePolicy
+	// Refdata serves lookup steps; nil means the Lookuper on the call's
+	// context (refdata.NewContext), if any.
+	Refdata refdata.Lookuper
 }
 
 // Dispatch runs one call and records it in the session log.

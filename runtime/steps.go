@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime/refdata"
 )
 
 // This file holds the Exec methods that generated handlers call for the
@@ -474,6 +475,33 @@ func (x *Exec) Foreach(ctx context.Context, path string, n, max int) error {
 	}
 	x.record(rec)
 	return nil
+}
+
+// Lookup runs a lookup step: the row of file in a reference-data bundle
+// whose key column is key, from Dispatcher.Refdata or else the Lookuper on
+// ctx (refdata.NewContext). The evidence names the bundle version read, the
+// file, the key and whether the row was found. Any failure (not_found for a
+// missing key, not_configured without a store, expired, stale, ...) fails
+// the step with the *refdata.Error, whose code becomes the diagnosis.
+func (x *Exec) Lookup(ctx context.Context, path, bundle, file, key string) (map[string]any, error) {
+	start := time.Now()
+	rec := StepRecord{Path: path, Kind: "lookup", Status: "passed", Detail: map[string]any{"bundle": bundle, "file": file, "key": x.redact(key), "found": false}}
+	var l refdata.Lookuper
+	if x.d != nil {
+		l = x.d.Refdata
+	}
+	row, ref, err := refdata.LookupRef(ctx, l, bundle, file, key)
+	rec.Duration = time.Since(start)
+	if ref != "" {
+		rec.Detail["bundle"] = ref
+	}
+	if err != nil {
+		rec.Diagnosis = string(refdata.CodeOf(err))
+		return nil, x.fail(ctx, rec, fmt.Errorf("lookup of key %q in %s %s: %w", key, bundle, file, err))
+	}
+	rec.Detail["found"] = true
+	x.record(rec)
+	return row, nil
 }
 
 // CallAs runs another macro of the registry (Exec.Call) and decodes its

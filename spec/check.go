@@ -11,6 +11,8 @@ type env struct {
 	lookup func(name string) *Spec
 	names  []string
 	prims  map[string]Signature
+	// bundles reads the project's reference-data manifests (nil: none).
+	bundles *bundles
 }
 
 // def is a place that defines a variable.
@@ -129,6 +131,8 @@ func (c *checker) collectDefs(steps []*Step) {
 			add(s.Call.Into, s.Call.IntoPos, s)
 		case s.Primitive != nil:
 			add(s.Primitive.Into, s.Primitive.IntoPos, s)
+		case s.Lookup != nil:
+			add(s.Lookup.Into, s.Lookup.IntoPos, s)
 		case s.Foreach != nil:
 			add(s.Foreach.As, s.Foreach.AsPos, s)
 			add(s.Foreach.Index, s.Foreach.IndexPos, s)
@@ -501,6 +505,8 @@ func (c *checker) step(s *Step, sc *scope) {
 		defs = c.call(s.Call, sc, path)
 	case StepPrimitive:
 		defs = c.primitive(s.Primitive, sc, path)
+	case StepLookup:
+		defs = c.lookup(s.Lookup, sc, path)
 	case StepForeach:
 		defs = c.foreach(s.Foreach, sc, path)
 	case StepIf:

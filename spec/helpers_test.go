@@ -19,4 +19,5 @@ var testPrimitives = map[string]Signature{
 	},
 }
 
-var testOptions = Options{Primitives: testPrimitives}
+// testOptions check lookup steps against the repository's bundles (refdata/).
+var testOptions = Options{Primitives: testPrimitives, Refdata: "../refdata"}

@@ -175,6 +175,9 @@ func buildJSONSchema() jobj {
 			s = closed(jobj{"macro": jref("name"), "args": jobj{"type": "object"}, "into": jref("var")}, "macro")
 		case StepPrimitive:
 			s = closed(jobj{"name": str, "args": jobj{"type": "object"}, "into": jref("var")}, "name")
+		case StepLookup:
+			s = closed(jobj{"bundle": jobj{"type": "string", "pattern": bundleRefRE.String()}, "file": jobj{"type": "string", "minLength": 1},
+				"key": jref("text"), "into": jref("var")}, "bundle", "file", "key", "into")
 		case StepForeach:
 			o := closed(jobj{"in": str, "as": jref("var"), "index": jref("var"),
 				"max":   jobj{"type": "integer", "minimum": 1, "maximum": MaxForeach},

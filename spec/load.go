@@ -26,6 +26,13 @@ type Options struct {
 	// Primitives are the primitives specs may call, by name. Steps naming
 	// any other primitive are errors.
 	Primitives map[string]Signature
+	// Refdata is the project's reference-data directory: each bundle a
+	// lookup step names is looked for as <Refdata>/<bundle>/manifest.json,
+	// and when it is there the step's file must be in it and its variable
+	// takes the fields of the file's row schema. When it is not there (or
+	// Refdata is empty) the variable is a free-form object. LoadDir
+	// defaults it to the directory "refdata" next to the macros directory.
+	Refdata string
 }
 
 // Set is a checked set of specs.
@@ -88,6 +95,9 @@ func LoadDir(dir string, opts Options) (*Set, Diagnostics) {
 	if err != nil {
 		diags = append(diags, Diagnostic{File: dir, Msg: ioMessage(err)})
 	}
+	if opts.Refdata == "" {
+		opts.Refdata = filepath.Join(filepath.Dir(filepath.Clean(dir)), "refdata")
+	}
 	set, more := LoadFiles(files, opts)
 	return set, append(diags, more...).normalize()
 }
@@ -120,7 +130,7 @@ func LoadFiles(files []File, opts Options) (*Set, Diagnostics) {
 		}
 		set.byName[s.Name] = s
 	}
-	e := &env{lookup: set.Lookup, prims: opts.Primitives}
+	e := &env{lookup: set.Lookup, prims: opts.Primitives, bundles: newBundles(opts.Refdata)}
 	for n := range set.byName {
 		e.names = append(e.names, n)
 	}

@@ -202,6 +202,7 @@ const (
 	StepAssert     StepKind = "assert"
 	StepCall       StepKind = "call"
 	StepPrimitive  StepKind = "primitive"
+	StepLookup     StepKind = "lookup"
 	StepForeach    StepKind = "foreach"
 	StepIf         StepKind = "if"
 )
@@ -209,7 +210,7 @@ const (
 // stepKinds lists every step kind in documentation order.
 var stepKinds = []StepKind{StepGoto, StepClick, StepFill, StepSelect, StepCheck, StepUncheck,
 	StepPress, StepHover, StepUpload, StepScroll, StepWait, StepExtract, StepScreenshot, StepHTTP,
-	StepSet, StepAssert, StepCall, StepPrimitive, StepForeach, StepIf}
+	StepSet, StepAssert, StepCall, StepPrimitive, StepLookup, StepForeach, StepIf}
 
 // IsPageAction reports whether k is one of the engine's page actions
 // (including wait).
@@ -253,6 +254,7 @@ type Step struct {
 	Assert    *Predicate // an assert step
 	Call      *Call      // a call step
 	Primitive *Primitive // a primitive step
+	Lookup    *Lookup    // a lookup step
 	Foreach   *Foreach   // a foreach step
 	If        *If        // an if step
 
@@ -506,6 +508,32 @@ type Primitive struct {
 	Pos     Pos    // the primitive mapping's position
 
 	argsBad bool // args was not a mapping (already reported)
+}
+
+// Lookup reads one row of a reference-data bundle by key (see
+// docs/refdata.md): `lookup: {bundle, file, key, into}`.
+type Lookup struct {
+	// Bundle is the bundle's name, or name@version to read that version.
+	Bundle    string
+	BundlePos Pos // the position of bundle
+	// File is the path of a file in the bundle.
+	File    string
+	FilePos Pos // the position of file
+	// Key is the value of the file's key column, as text.
+	Key     *Template
+	Into    string // the variable receiving the row
+	IntoPos Pos    // the position of into
+	Pos     Pos    // the lookup mapping's position
+
+	// Filled by the checker:
+
+	// Type is the row's type: an object whose fields come from the file's
+	// row schema when the bundle is in the project (Options.Refdata), else
+	// a free-form object.
+	Type *Type
+	// KeyColumn is the file's key column ("" when the bundle is not in the
+	// project).
+	KeyColumn string
 }
 
 // Foreach runs steps for each element of a list.

@@ -1,7 +1,10 @@
 package spec
 
 import (
+	"regexp"
 	"strings"
+
+	"github.com/macrokit/macrokit-go/runtime/refdata"
 
 	"gopkg.in/yaml.v3"
 )
@@ -21,6 +24,7 @@ var stepKeys = map[StepKind][]string{
 	StepHTTP:       {"method", "url", "headers", "query", "body", "expect_status", "extract", "into"},
 	StepCall:       {"macro", "args", "into"},
 	StepPrimitive:  {"name", "args", "into"},
+	StepLookup:     {"bundle", "file", "key", "into"},
 	StepForeach:    {"in", "as", "index", "max", "steps", "collect", "into"},
 	StepIf:         {"cond", "then", "else"},
 }
@@ -168,6 +172,8 @@ func (p *parser) stepBody(s *Step, n *yaml.Node, path string) {
 			s.Call = p.call(m)
 		case StepPrimitive:
 			s.Primitive = p.primitive(m)
+		case StepLookup:
+			s.Lookup = p.lookup(m)
 		case StepForeach:
 			s.Foreach = p.foreach(m)
 		case StepIf:
@@ -623,6 +629,46 @@ func (p *parser) primitive(m *mapping) *Primitive {
 	}
 	c.Args, c.argsBad, c.Into, c.IntoPos = p.argsInto(m)
 	return c
+}
+
+// bundleRefRE is a bundle name (refdata's rule), optionally @version.
+var bundleRefRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}(@[0-9A-Za-z.+-]+)?$`)
+
+func (p *parser) lookup(m *mapping) *Lookup {
+	l := &Lookup{Pos: p.pos(m.node)}
+	m.require("bundle", "file", "key", "into")
+	if bn := m.get("bundle"); bn != nil {
+		l.BundlePos = p.pos(resolve(bn))
+		if s, ok := p.name(bn, m.sub("bundle")); ok {
+			if !bundleRefRE.MatchString(s) {
+				p.errf(bn, m.sub("bundle"), "bundle %q must be a bundle name (1-64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit), optionally @VERSION", s)
+			} else if _, v, ok := strings.Cut(s, "@"); ok {
+				if _, err := refdata.ParseVersion(v); err != nil {
+					p.errf(bn, m.sub("bundle"), "bundle %q: %v", s, err)
+				}
+			}
+			l.Bundle = s
+		}
+	}
+	if fn := m.get("file"); fn != nil {
+		l.FilePos = p.pos(resolve(fn))
+		if s, ok := p.name(fn, m.sub("file")); ok {
+			if s == "" || strings.Contains(s, "{{") {
+				p.errf(fn, m.sub("file"), "file must be the literal path of a file in the bundle, e.g. tiers.csv")
+			}
+			l.File = s
+		}
+	}
+	if kn := m.get("key"); kn != nil {
+		l.Key = p.template(kn, m.sub("key"))
+		if l.Key != nil && l.Key.Raw == "" {
+			p.errf(kn, m.sub("key"), "lookup needs a key, e.g. \"{{ tier }}\"")
+		}
+	}
+	if in := m.get("into"); in != nil {
+		l.Into, l.IntoPos = p.varName(in, m.sub("into"))
+	}
+	return l
 }
 
 func (p *parser) foreach(m *mapping) *Foreach {

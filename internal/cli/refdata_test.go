@@ -152,3 +152,71 @@ func TestRefdataDemoBundle(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestRunLookupMacro runs the reference macro quote_tier, whose lookup step
+// reads the demo bundle through the store app.Run puts on every command's
+// context: it fails clearly before the bundle is synced, then passes with
+// the looked-up row (also as a compiled macro test).
+func TestRunLookupMacro(t *testing.T) {
+	tmp := t.TempDir()
+	env := map[string]string{"MACROKIT_REFDATA_CACHE": filepath.Join(tmp, "refdata.db"), "MACROKIT_REFDATA_TRUST": "../../refdata/demo-key/demo.pub"}
+	run := []string{"run", "quote_tier", "--session-dir=", "--format", "json", "--arg", "tier=pro", "--arg", "seats=7"}
+	type outcome struct {
+		OK     bool `json:"ok"`
+		Result struct {
+			Tier          string  `json:"tier"`
+			MonthlyPrice  float64 `json:"monthly_price"`
+			Currency      string  `json:"currency"`
+			IncludedSeats int64   `json:"included_seats"`
+			Support       string  `json:"support"`
+			Fits          bool    `json:"fits"`
+		} `json:"result"`
+		Error *struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+		Steps []struct {
+			Kind      string         `json:"kind"`
+			Diagnosis string         `json:"diagnosis"`
+			Detail    map[string]any `json:"detail"`
+		} `json:"steps"`
+	}
+	decode := func(stdout string) outcome {
+		t.Helper()
+		var o outcome
+		if err := json.Unmarshal([]byte(stdout), &o); err != nil {
+			t.Fatalf("%v\n%s", err, stdout)
+		}
+		return o
+	}
+
+	code, stdout, stderr := runCLI(t, env, run...)
+	o := decode(stdout)
+	if code != 1 || o.OK || o.Error == nil || o.Error.Code != "step_failed" || len(o.Steps) != 1 || o.Steps[0].Diagnosis != "not_found" ||
+		!strings.Contains(o.Error.Message, `steps[0] (lookup) failed: lookup of key "pro" in demo-tiers tiers.csv: not_found: demo-tiers: no current version cached (sync it`) {
+		t.Fatalf("before sync: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	if code, stdout, stderr := runCLI(t, env, "refdata", "sync", "demo-tiers", "--from", "../../refdata/demo-tiers"); code != 0 {
+		t.Fatalf("sync: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, env, run...)
+	o = decode(stdout)
+	r := o.Result
+	if code != 0 || !o.OK || r.Tier != "pro" || r.MonthlyPrice != 29 || r.Currency != "USD" || r.IncludedSeats != 5 || r.Support != "email" || r.Fits {
+		t.Fatalf("after sync: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if d := o.Steps[0].Detail; o.Steps[0].Kind != "lookup" || d["bundle"] != "demo-tiers@1.0.0" || d["file"] != "tiers.csv" || d["key"] != "pro" || d["found"] != true {
+		t.Errorf("lookup evidence: %+v", o.Steps[0])
+	}
+	if code, stdout, stderr := runCLI(t, env, "test", "quote_tier"); code != 0 || !strings.Contains(stdout, "2 test(s): 2 passed, 0 failed") {
+		t.Errorf("macro tests: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	// A trust file that cannot be read is a configuration problem of the run.
+	bad := map[string]string{"MACROKIT_REFDATA_CACHE": env["MACROKIT_REFDATA_CACHE"], "MACROKIT_REFDATA_TRUST": filepath.Join(tmp, "missing.pub")}
+	code, stdout, _ = runCLI(t, bad, run...)
+	if o := decode(stdout); code != 1 || len(o.Steps) != 1 || o.Steps[0].Diagnosis != "not_configured" || !strings.Contains(o.Error.Message, "not_configured: $MACROKIT_REFDATA_TRUST: trusted key:") {
+		t.Errorf("bad trust: exit %d\n%s", code, stdout)
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/refdata"
 	"github.com/urfave/cli/v2"
 )
 
@@ -134,6 +135,13 @@ func Run(ctx context.Context, cfg *Config, commands []*cli.Command, args []strin
 		},
 	}
 	args = afterGlobals(globals, args, func(rest []string) []string { return interspersed(commands, rest) })
+	if refdata.FromContext(ctx) == nil {
+		// Lookup steps of every command that runs macros read the cache of
+		// $MACROKIT_REFDATA_CACHE, trusting $MACROKIT_REFDATA_TRUST.
+		l := &refdataLookuper{cfg: cfg}
+		defer l.Close()
+		ctx = refdata.NewContext(ctx, l)
+	}
 	err := a.RunContext(ctx, args)
 	if err == nil {
 		if len(args) > 1 && a.Command(args[1]) == nil && !strings.HasPrefix(args[1], "-") && args[1] != "help" && args[1] != "h" {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -49,6 +50,53 @@ func RefdataOptions(cfg *Config, trustFiles []string, cachePath string) (refdata
 		o.TrustedKeys = append(o.TrustedKeys, k)
 	}
 	return o, nil
+}
+
+// refdataLookuper is the store every command of Run reads lookup steps
+// from: it resolves RefdataOptions(cfg, nil, "") on the first lookup (after
+// Run has read the config file) and opens the cache then, so commands and
+// runs that never look anything up never touch it.
+type refdataLookuper struct {
+	cfg  *Config
+	once sync.Once
+	lazy *refdata.Lazy
+	err  error
+}
+
+func (l *refdataLookuper) store() (*refdata.Lazy, error) {
+	l.once.Do(func() {
+		o, err := RefdataOptions(l.cfg, nil, "")
+		if err != nil {
+			l.err = &refdata.Error{Code: refdata.CodeNotConfigured, Msg: fmt.Sprintf("$%s: %v", EnvRefdataTrust, err), Err: err}
+			return
+		}
+		l.lazy = &refdata.Lazy{Options: o}
+	})
+	return l.lazy, l.err
+}
+
+// Lookup reads one row (refdata.Lookuper).
+func (l *refdataLookuper) Lookup(ctx context.Context, bundle, file, key string) (map[string]any, error) {
+	row, _, err := l.LookupRef(ctx, bundle, file, key)
+	return row, err
+}
+
+// LookupRef reads one row and the version it came from (refdata.RefLookuper).
+func (l *refdataLookuper) LookupRef(ctx context.Context, bundle, file, key string) (map[string]any, string, error) {
+	s, err := l.store()
+	if err != nil {
+		return nil, "", err
+	}
+	return s.LookupRef(ctx, bundle, file, key)
+}
+
+// Close closes the store if a lookup opened it.
+func (l *refdataLookuper) Close() error {
+	l.once.Do(func() {})
+	if l.lazy != nil {
+		return l.lazy.Close()
+	}
+	return nil
 }
 
 func refdataTrustFlag() cli.Flag {

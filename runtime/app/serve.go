@@ -9,6 +9,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/refdata"
 	"github.com/macrokit/macrokit-go/runtime/serve"
 	"github.com/urfave/cli/v2"
 )
@@ -69,7 +70,8 @@ func ServeCommand(cfg *Config) *cli.Command {
 				Browser:     launcher(c),
 				Concurrency: c.Int("concurrency"), CallTimeout: c.Duration("call-timeout"),
 				Approval: policy, SessionDir: c.String("session-dir"), Sites: cfg.SitePolicy(),
-				Logger: slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn})),
+				Refdata: refdata.FromContext(c.Context),
+				Logger:  slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn})),
 			}
 			var models *Models
 			if wantsModel(c, cfg) {

@@ -17,6 +17,14 @@ type Lookuper interface {
 	Lookup(ctx context.Context, bundle, file, key string) (map[string]any, error)
 }
 
+// RefLookuper is a Lookuper that also says which version it read: the
+// name@version of the bundle ("" when it does not know, e.g. the bundle is
+// not cached). *Store and *Lazy are RefLookupers.
+type RefLookuper interface {
+	Lookuper
+	LookupRef(ctx context.Context, bundle, file, key string) (row map[string]any, ref string, err error)
+}
+
 type ctxKey struct{}
 
 // NewContext returns ctx carrying l: the binary puts its store in the
@@ -41,6 +49,23 @@ func Lookup(ctx context.Context, bundle, file, key string) (map[string]any, erro
 		return nil, &Error{Code: CodeNotConfigured, Bundle: bundle, File: file, Msg: "no reference-data store in this binary's context (refdata.NewContext)"}
 	}
 	return l.Lookup(ctx, bundle, file, key)
+}
+
+// LookupRef is Lookup through l (the Lookuper in ctx when l is nil) that
+// also returns the name@version read, when l is a RefLookuper that knows
+// it. The runtime's lookup step records it as evidence.
+func LookupRef(ctx context.Context, l Lookuper, bundle, file, key string) (map[string]any, string, error) {
+	if l == nil {
+		l = FromContext(ctx)
+	}
+	if l == nil {
+		return nil, "", &Error{Code: CodeNotConfigured, Bundle: bundle, File: file, Msg: "no reference-data store in this binary's context (refdata.NewContext)"}
+	}
+	if rl, ok := l.(RefLookuper); ok {
+		return rl.LookupRef(ctx, bundle, file, key)
+	}
+	row, err := l.Lookup(ctx, bundle, file, key)
+	return row, "", err
 }
 
 // Lazy opens the store on its first lookup, so binaries can offer reference
@@ -69,6 +94,16 @@ func (l *Lazy) Lookup(ctx context.Context, bundle, file, key string) (map[string
 		return nil, err
 	}
 	return s.Lookup(ctx, bundle, file, key)
+}
+
+// LookupRef opens the store if needed and reads the row and the
+// name@version it came from.
+func (l *Lazy) LookupRef(ctx context.Context, bundle, file, key string) (map[string]any, string, error) {
+	s, err := l.Store(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	return s.LookupRef(ctx, bundle, file, key)
 }
 
 // LookupRaw opens the store if needed and reads the row as canonical JSON.

@@ -742,6 +742,12 @@ func (s *Store) EachRow(ctx context.Context, ref, file string, fn func(key strin
 // "name@version": that one). Errors: not_found (bundle, file, key column or
 // key), expired, stale, untrusted_key, cache.
 func (s *Store) LookupRaw(ctx context.Context, bundle, file, key string) (json.RawMessage, error) {
+	raw, _, err := s.lookupRaw(ctx, bundle, file, key)
+	return raw, err
+}
+
+// lookupRaw is LookupRaw that also returns the name@version it read.
+func (s *Store) lookupRaw(ctx context.Context, bundle, file, key string) (json.RawMessage, string, error) {
 	name, version := SplitRef(bundle)
 	st, args := s.lookupCurrent, []any{name, file, key}
 	if version != "" {
@@ -760,12 +766,12 @@ func (s *Store) LookupRaw(ctx context.Context, bundle, file, key string) (json.R
 	err := st.QueryRowContext(ctx, args...).Scan(&ver, &exp, &synced, &signer, &fid, &keyCol, &data)
 	if errors.Is(err, sql.ErrNoRows) {
 		if version == "" {
-			return nil, &Error{Code: CodeNotFound, Bundle: name, Msg: "no current version cached (sync it, or widen its pin)"}
+			return nil, "", &Error{Code: CodeNotFound, Bundle: name, Msg: "no current version cached (sync it, or widen its pin)"}
 		}
-		return nil, &Error{Code: CodeNotFound, Bundle: bundle, Msg: "not cached"}
+		return nil, "", &Error{Code: CodeNotFound, Bundle: bundle, Msg: "not cached"}
 	}
 	if err != nil {
-		return nil, cacheErr(err, "lookup %s %s %q", bundle, file, key)
+		return nil, "", cacheErr(err, "lookup %s %s %q", bundle, file, key)
 	}
 	ref := name + "@" + ver
 	if exp.Valid {
@@ -773,17 +779,17 @@ func (s *Store) LookupRaw(ctx context.Context, bundle, file, key string) (json.R
 		expires = &t
 	}
 	if err := s.readable(ref, expires, time.Unix(0, synced), signer); err != nil {
-		return nil, err
+		return nil, ref, err
 	}
 	switch {
 	case !fid.Valid:
-		return nil, &Error{Code: CodeNotFound, Bundle: ref, File: file, Msg: "no such file in the bundle"}
+		return nil, ref, &Error{Code: CodeNotFound, Bundle: ref, File: file, Msg: "no such file in the bundle"}
 	case !keyCol.Valid:
-		return nil, &Error{Code: CodeNotFound, Bundle: ref, File: file, Msg: "the file has no key column"}
+		return nil, ref, &Error{Code: CodeNotFound, Bundle: ref, File: file, Msg: "the file has no key column"}
 	case !data.Valid:
-		return nil, &Error{Code: CodeNotFound, Bundle: ref, File: file, Column: keyCol.String, Msg: fmt.Sprintf("no row with key %q", key)}
+		return nil, ref, &Error{Code: CodeNotFound, Bundle: ref, File: file, Column: keyCol.String, Msg: fmt.Sprintf("no row with key %q", key)}
 	}
-	return json.RawMessage(data.String), nil
+	return json.RawMessage(data.String), ref, nil
 }
 
 // Lookup is LookupRaw decoded: a map of the row's columns, numbers as
@@ -794,6 +800,17 @@ func (s *Store) Lookup(ctx context.Context, bundle, file, key string) (map[strin
 		return nil, err
 	}
 	return decodeRow(raw)
+}
+
+// LookupRef is Lookup that also returns the name@version the row was read
+// from (also on a not_found for the file, key column or key).
+func (s *Store) LookupRef(ctx context.Context, bundle, file, key string) (map[string]any, string, error) {
+	raw, ref, err := s.lookupRaw(ctx, bundle, file, key)
+	if err != nil {
+		return nil, ref, err
+	}
+	row, err := decodeRow(raw)
+	return row, ref, err
 }
 
 func decodeRow(raw json.RawMessage) (map[string]any, error) {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/refdata"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -97,6 +98,9 @@ type Options struct {
 	// Sites restricts the origins page and http steps may reach (nil: the
 	// policy on the call's context, if any; see runtime.Dispatcher.Sites).
 	Sites *runtime.SitePolicy
+	// Refdata serves the lookup steps of every call (nil: none; calls do
+	// not run on the context Serve was given, so it is not read from there).
+	Refdata refdata.Lookuper
 	// SessionDir is where the server's session log goes (empty: no log).
 	// One log per server process records every MCP and HTTP call.
 	SessionDir string
@@ -166,7 +170,7 @@ func New(opts Options) (*Server, error) {
 	s.stopCalls, s.cancelCalls = context.WithCancel(context.Background())
 	s.pool = NewPool(opts.Concurrency, opts.Browser)
 	s.base = runtime.Dispatcher{Registry: opts.Registry, Pages: s.pool.Pages, Getenv: opts.Getenv, HTTPClient: opts.HTTPClient,
-		Primitives: opts.Primitives, Timeout: opts.CallTimeout, Sites: opts.Sites}
+		Primitives: opts.Primitives, Timeout: opts.CallTimeout, Sites: opts.Sites, Refdata: opts.Refdata}
 	srv, err := s.newMCPServer()
 	if err != nil {
 		return nil, err
