@@ -405,9 +405,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		res.Model = model.Name()
 		resp, err := ask(model)
 		if err != nil {
-			if r.Fallback != nil && !res.Escalated && ctx.Err() == nil {
-				model, res.Escalated = r.Fallback, true
-				r.event(c.turn, "escalated", map[string]any{"to": model.Name(), "reason": "model_error"})
+			if c.escalate(ctx, res, &model, "model_error") {
 				continue
 			}
 			res.Decision, res.Err = DecisionFailed, err
@@ -428,9 +426,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		}
 		res.BailOuts = append(res.BailOuts, *bail)
 		r.event(c.turn, "bail_out", bailData(bail, model.Name()))
-		if r.Fallback != nil && !res.Escalated {
-			model, res.Escalated = r.Fallback, true
-			r.event(c.turn, "escalated", map[string]any{"to": model.Name(), "reason": string(bail.Code)})
+		if c.escalate(ctx, res, &model, string(bail.Code)) {
 			continue
 		}
 		cand, why := r.salvageable(ctx, c.turn, bail)
@@ -457,6 +453,19 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 
 // dryRunResult is a dry run's stand-in result.
 const dryRunResult = `{"dry_run":true}`
+
+// escalate hands the rest of the turn to the fallback model, once, and
+// logs why; it reports false when there is none (or it already has the
+// turn, or the caller is gone).
+func (c *Conversation) escalate(ctx context.Context, res *TurnResult, model *llm.Model, reason string) bool {
+	r := c.r
+	if r.Fallback == nil || res.Escalated || ctx.Err() != nil {
+		return false
+	}
+	*model, res.Escalated = r.Fallback, true
+	r.event(c.turn, "escalated", map[string]any{"to": r.Fallback.Name(), "reason": reason})
+	return true
+}
 
 // pendingCall is a validated call ready to dispatch.
 type pendingCall struct {
@@ -824,9 +833,7 @@ func (c *Conversation) explore(ctx context.Context, res *TurnResult, req *llm.Re
 		res.Model = model.Name()
 		resp, err := ask(model)
 		if err != nil {
-			if r.Fallback != nil && !res.Escalated && ctx.Err() == nil {
-				model, res.Escalated = r.Fallback, true
-				r.event(c.turn, "escalated", map[string]any{"to": model.Name(), "reason": "model_error"})
+			if c.escalate(ctx, res, &model, "model_error") {
 				continue
 			}
 			res.Decision, res.Err = DecisionFailed, err
@@ -837,9 +844,7 @@ func (c *Conversation) explore(ctx context.Context, res *TurnResult, req *llm.Re
 		if bail != nil {
 			res.BailOuts = append(res.BailOuts, *bail)
 			r.event(c.turn, "bail_out", bailData(bail, model.Name()))
-			if r.Fallback != nil && !res.Escalated {
-				model, res.Escalated = r.Fallback, true
-				r.event(c.turn, "escalated", map[string]any{"to": model.Name(), "reason": string(bail.Code)})
+			if c.escalate(ctx, res, &model, string(bail.Code)) {
 				continue
 			}
 			if bail.Code == BailInvalidArguments && len(bail.Candidates) == 1 {
