@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/macrokit/macrokit-go/llm"
 )
@@ -382,6 +383,24 @@ func mentionAt(text, name string) int {
 	}
 }
 
+// proseREs caches proseParamRE by parameter name: the same names recur on
+// every text answer.
+var proseREs sync.Map // string -> *regexp.Regexp
+
+// proseParamRE matches "p = v", "p: v", "p is v", "`p` `v`" and the like,
+// capturing the value.
+func proseParamRE(p string) (*regexp.Regexp, error) {
+	if re, ok := proseREs.Load(p); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	re, err := regexp.Compile(`(?i)(?:^|[^A-Za-z0-9_])[` + "`" + `'"*]?` + regexp.QuoteMeta(p) + `\b[` + "`" + `'"*]?\s*(?:=|:|\bis\b|\bof\b|\bas\b|\bset to\b|\bto\b)?\s*("[^"\n]*"|'[^'\n]*'|` + "`[^`\\n]*`" + `|[^\s,;)\]}]+)`)
+	if err != nil {
+		return nil, err
+	}
+	proseREs.Store(p, re)
+	return re, nil
+}
+
 // proseArgs extracts "param = value", "param: value", "param is value",
 // "param of value" and "param `value`" for the macro's top-level params.
 func proseArgs(m *Macro, text string) map[string]any {
@@ -396,7 +415,7 @@ func proseArgs(m *Macro, text string) map[string]any {
 	sort.Strings(names)
 	out := map[string]any{}
 	for _, p := range names {
-		re, err := regexp.Compile(`(?i)(?:^|[^A-Za-z0-9_])[` + "`" + `'"*]?` + regexp.QuoteMeta(p) + `\b[` + "`" + `'"*]?\s*(?:=|:|\bis\b|\bof\b|\bas\b|\bset to\b|\bto\b)?\s*("[^"\n]*"|'[^'\n]*'|` + "`[^`\\n]*`" + `|[^\s,;)\]}]+)`)
+		re, err := proseParamRE(p)
 		if err != nil {
 			continue
 		}

@@ -182,6 +182,8 @@ type Conversation struct {
 	turn    int
 	history []llm.Message
 	raw     *RawExecutor // explore mode's page, opened on the first page tool
+	// textBail is DetectText's verdict on the latest text-only answer.
+	textBail *BailOut
 }
 
 // NewConversation starts an empty conversation.
@@ -383,9 +385,13 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		for _, tc := range resp.ToolCalls {
 			note(tc.Name, tc.Args)
 		}
+		c.textBail = nil
 		if len(resp.ToolCalls) == 0 && resp.Text != "" {
-			if b := DetectText(r.Registry, resp.Text); b != nil {
-				for _, cd := range b.Candidates {
+			// Detected once, here: its candidates' secrets must be known
+			// before the response is logged, and judge reuses the verdict.
+			c.textBail = DetectText(r.Registry, resp.Text)
+			if c.textBail != nil {
+				for _, cd := range c.textBail.Candidates {
 					note(cd.Name, cd.Args)
 				}
 			}
@@ -400,7 +406,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		return c.explore(ctx, res, req, model, ask, &external)
 	}
 
-	var dispatched map[string]bool = map[string]bool{}
+	dispatched := map[string]bool{}
 	for {
 		res.Model = model.Name()
 		resp, err := ask(model)
@@ -412,7 +418,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 			res.Reply = "No answer from the model (" + err.Error() + "); nothing ran."
 			return res, err
 		}
-		call, bail := r.judge(resp, dispatched)
+		call, bail := r.judge(resp, c.textBail, dispatched)
 		if bail == nil {
 			if call == nil {
 				res.Decision = DecisionReplied
@@ -482,11 +488,12 @@ func callKey(name string, args json.RawMessage) string {
 	return name + "\x00" + string(b)
 }
 
-// judge runs the bail-out detector over one model answer. It returns the
-// call to dispatch (nil for a plain reply) or the fire.
-func (r *Router) judge(resp *llm.Response, dispatched map[string]bool) (*pendingCall, *BailOut) {
+// judge runs the bail-out detector over one model answer; textBail is
+// DetectText's verdict on a text-only answer. It returns the call to
+// dispatch (nil for a plain reply) or the fire.
+func (r *Router) judge(resp *llm.Response, textBail *BailOut, dispatched map[string]bool) (*pendingCall, *BailOut) {
 	if len(resp.ToolCalls) == 0 {
-		return nil, DetectText(r.Registry, resp.Text)
+		return nil, textBail
 	}
 	// One call per turn: a workflow of several macros is a composite macro.
 	tc := resp.ToolCalls[0]
@@ -840,7 +847,7 @@ func (c *Conversation) explore(ctx context.Context, res *TurnResult, req *llm.Re
 			res.Reply = "No answer from the model (" + err.Error() + ")" + callsSoFar(res)
 			return res, err
 		}
-		call, bail := r.judgeExplore(resp, last)
+		call, bail := r.judgeExplore(resp, c.textBail, last)
 		if bail != nil {
 			res.BailOuts = append(res.BailOuts, *bail)
 			r.event(c.turn, "bail_out", bailData(bail, model.Name()))
@@ -907,9 +914,9 @@ func firstCallID(resp *llm.Response) string {
 // judgeExplore is judge for explore mode: raw tools are known tools, and
 // only the same call as the previous one is a repeat (a workflow fills
 // several fields, and may click the same button on different pages).
-func (r *Router) judgeExplore(resp *llm.Response, last string) (*pendingCall, *BailOut) {
+func (r *Router) judgeExplore(resp *llm.Response, textBail *BailOut, last string) (*pendingCall, *BailOut) {
 	if len(resp.ToolCalls) == 0 {
-		return nil, DetectText(r.Registry, resp.Text)
+		return nil, textBail
 	}
 	tc := resp.ToolCalls[0]
 	m, raw, ok := r.lookupTool(tc.Name)

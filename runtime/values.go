@@ -324,6 +324,10 @@ func length(v any) (int, error) {
 	return 0, fmt.Errorf("applies to strings, lists and objects, got %s", kindOfJSON(v))
 }
 
+// JSONEqual reports whether two decoded JSON values are equal, numbers by
+// value (1 equals 1.0); numbers must be json.Number (decode with UseNumber).
+func JSONEqual(a, b any) bool { return jsonEqual(a, b) }
+
 // jsonEqual is deep equality of normalized values; numbers compare
 // numerically (1 equals 1.0).
 func jsonEqual(a, b any) bool {

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"net/http/httptest"
 	"os"
@@ -16,10 +14,7 @@ import (
 // runCLI runs the CLI in-process and returns exit code, stdout, stderr.
 func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	getenv := func(k string) string { return env[k] }
-	code := run(context.Background(), append([]string{"macrokit"}, args...), strings.NewReader(""), &out, &errb, getenv)
-	return code, out.String(), errb.String()
+	return runCLIIn(t, env, "", args...)
 }
 
 func writeSpec(t *testing.T, dir, name, body string) {

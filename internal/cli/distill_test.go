@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -11,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/macrokit/macrokit-go/llm/llmtest"
 	"gopkg.in/yaml.v3"
@@ -130,22 +127,10 @@ func TestDistillEndToEnd(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dep, "macros.d", filepath.Base(specs[0])), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var goEnv []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "MACROKIT_") && !strings.HasPrefix(kv, "GOPROXY=") && !strings.HasPrefix(kv, "GOWORK=") && !strings.HasPrefix(kv, "GOTOOLCHAIN=") && !strings.HasPrefix(kv, "DEMO_URL=") {
-			goEnv = append(goEnv, kv)
-		}
-	}
-	goEnv = append(goEnv, "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local", "DEMO_URL="+url)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
+	run := offlineCmd(t, dep, "DEMO_URL="+url)
 	sh := func(name string, args ...string) (string, error) {
-		cmd := exec.CommandContext(ctx, name, args...)
-		cmd.Dir, cmd.Env = dep, goEnv
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		return out.String() + errb.String(), err
+		out, errOut, err := run(name, args...)
+		return out + errOut, err
 	}
 	for _, args := range [][]string{{"generate", "./..."}, {"build", "./cmd/acme"}} {
 		if out, err := sh(goBin, args...); err != nil {

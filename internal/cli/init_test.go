@@ -185,27 +185,14 @@ func TestInitBuildsAndRuns(t *testing.T) {
 	if code, _, stderr := runCLI(t, nil, "init", dir, "--module", "example.com/acme", "--dev", repoRoot(t)); code != 0 {
 		t.Fatalf("init: exit %d: %s", code, stderr)
 	}
-	// The caller's Go environment (GOFLAGS, GOMODCACHE, GOCACHE), offline;
-	// no MACROKIT_* setting of the caller leaks into the binary.
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "MACROKIT_") && !strings.HasPrefix(kv, "GOPROXY=") && !strings.HasPrefix(kv, "GOWORK=") && !strings.HasPrefix(kv, "GOTOOLCHAIN=") {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
+	run := offlineCmd(t, dir)
 	sh := func(name string, args ...string) string {
 		t.Helper()
-		cmd := exec.CommandContext(ctx, name, args...)
-		cmd.Dir, cmd.Env = dir, env
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%s %s: %v\nstdout: %s\nstderr: %s", name, strings.Join(args, " "), err, out.String(), errb.String())
+		out, errOut, err := run(name, args...)
+		if err != nil {
+			t.Fatalf("%s %s: %v\nstdout: %s\nstderr: %s", name, strings.Join(args, " "), err, out, errOut)
 		}
-		return out.String()
+		return out
 	}
 	sh(goBin, "generate", "./...")
 	sh(goBin, "build", "./cmd/acme")
@@ -235,4 +222,30 @@ func TestInitBuildsAndRuns(t *testing.T) {
 	}
 	sh(goBin, "vet", "./...")
 	sh(goBin, "test", "./...")
+}
+
+// offlineCmd returns a runner of commands in dir with the caller's Go
+// environment (GOFLAGS, GOMODCACHE, GOCACHE), offline, with no MACROKIT_*
+// or DEMO_URL setting of the caller leaking in; extraEnv is added.
+func offlineCmd(t *testing.T, dir string, extraEnv ...string) func(name string, args ...string) (stdout, stderr string, err error) {
+	var env []string
+	for _, kv := range os.Environ() {
+		switch {
+		case strings.HasPrefix(kv, "MACROKIT_"), strings.HasPrefix(kv, "GOPROXY="), strings.HasPrefix(kv, "GOWORK="),
+			strings.HasPrefix(kv, "GOTOOLCHAIN="), strings.HasPrefix(kv, "DEMO_URL="):
+		default:
+			env = append(env, kv)
+		}
+	}
+	env = append(append(env, "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local"), extraEnv...)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	t.Cleanup(cancel)
+	return func(name string, args ...string) (string, string, error) {
+		cmd := exec.CommandContext(ctx, name, args...)
+		cmd.Dir, cmd.Env = dir, env
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		return out.String(), errb.String(), err
+	}
 }

@@ -1,12 +1,11 @@
 package eval
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
-	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -259,62 +258,20 @@ func Score(t Task, routed string, args json.RawMessage) Points {
 // exactly.
 func argsMatch(want map[string]any, got json.RawMessage) bool {
 	var obj map[string]any
-	if len(got) > 0 && json.Unmarshal(got, &obj) != nil {
-		return false
+	if len(got) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(got))
+		dec.UseNumber()
+		if dec.Decode(&obj) != nil {
+			return false
+		}
 	}
 	for k, w := range want {
 		g, ok := obj[k]
-		if !ok || !jsonEqual(w, g) {
+		if !ok || !runtime.JSONEqual(w, g) {
 			return false
 		}
 	}
 	return true
-}
-
-func jsonEqual(a, b any) bool {
-	na, aNum := number(a)
-	nb, bNum := number(b)
-	if aNum || bNum {
-		return aNum && bNum && na == nb
-	}
-	switch x := a.(type) {
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k := range x {
-			if !jsonEqual(x[k], y[k]) {
-				return false
-			}
-		}
-		return true
-	}
-	return reflect.DeepEqual(a, b)
-}
-
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case json.Number:
-		f, err := x.Float64()
-		return f, err == nil
-	case int:
-		return float64(x), true
-	}
-	return math.NaN(), false
 }
 
 // sortedKeys returns a map's keys in order.
