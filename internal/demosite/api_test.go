@@ -873,7 +873,7 @@ func TestInjectSparesReadsAndLogin(t *testing.T) {
 }
 
 func TestInjectSlow(t *testing.T) {
-	const delay = 120 * time.Millisecond
+	const delay = 600 * time.Millisecond // long enough that an undelayed request on a loaded machine stays under it
 	s := newTestSite(t, Options{SlowDelay: delay})
 
 	start := time.Now()
