@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -273,11 +274,46 @@ type RawExecutor struct {
 	HTTPClient *http.Client
 	// Timeout bounds one call (0: DefaultRawTimeout).
 	Timeout time.Duration
+	// Sites restricts the origins page_goto, page navigation and
+	// http_request may reach, as for macros; nil means the policy on the
+	// call's context (WithSitePolicy), if any.
+	Sites *SitePolicy
 
 	mu      sync.Mutex
 	page    *engine.Page
 	release func()
 	secrets []string
+}
+
+// sites is the policy in force for a call: the executor's, else the
+// context's.
+func (x *RawExecutor) sites(ctx context.Context) *SitePolicy {
+	if x.Sites != nil {
+		return x.Sites
+	}
+	return SitePolicyFrom(ctx)
+}
+
+// offSite checks the page's URL against the policy. A page that is off
+// the allowed sites (a link, a redirect or a script took it there) is
+// blanked before the error returns, so no later snapshot, extract or
+// action reads or acts on it.
+func (x *RawExecutor) offSite(ctx context.Context, p *engine.Page) error {
+	sites := x.sites(ctx)
+	if sites == nil {
+		return nil
+	}
+	u, err := p.URL(ctx)
+	if err != nil {
+		return nil
+	}
+	if serr := sites.Check(u); serr != nil {
+		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		_ = p.Goto(bctx, "about:blank")
+		cancel()
+		return serr
+	}
+	return nil
 }
 
 // Close closes the page, if one was opened.
@@ -717,6 +753,9 @@ func (x *RawExecutor) pageCall(ctx context.Context, ex *Exec, p *engine.Page, na
 			data["url_after"] = u
 		}
 	}()
+	if err := x.offSite(ctx, p); err != nil {
+		return nil, ex.siteFail(StepRecord{Path: name, Kind: strings.TrimPrefix(name, "page_")}, err)
+	}
 	switch name {
 	case RawSnapshot:
 		return x.snapshot(ctx, ex, p)
@@ -729,6 +768,9 @@ func (x *RawExecutor) pageCall(ctx context.Context, ex *Exec, p *engine.Page, na
 		u, err := x.resolveURL(ctx, a.URL)
 		if err != nil {
 			return nil, &CallError{Code: CodeInvalidArguments, Message: err.Error(), Args: []ArgError{{Pointer: "/url", Message: err.Error()}}}
+		}
+		if err := x.sites(ctx).Check(u); err != nil {
+			return nil, ex.siteFail(StepRecord{Path: name, Kind: string(engine.ActGoto)}, err)
 		}
 		step.Action, step.URL = engine.ActGoto, u
 	case RawClick:
@@ -777,6 +819,10 @@ func (x *RawExecutor) pageCall(ctx context.Context, ex *Exec, p *engine.Page, na
 	}
 	if err != nil {
 		return nil, ex.fail(ctx, rec, err)
+	}
+	if serr := x.offSite(ctx, p); serr != nil {
+		delete(rec.Detail, "appeared") // what an off-site page shows is not evidence to keep
+		return nil, ex.siteFail(rec, serr)
 	}
 	ex.record(rec)
 	res := map[string]any{"url": sr.URLAfter}
@@ -992,6 +1038,11 @@ func (x *RawExecutor) httpCall(ctx context.Context, ex *Exec, a rawArgs) (map[st
 	if err != nil {
 		return nil, fail(err)
 	}
+	sites := x.sites(ctx)
+	if err := sites.Check(u.String()); err != nil {
+		rec.Duration = time.Since(start)
+		return nil, ex.siteFail(rec, err)
+	}
 	if len(a.Query) > 0 {
 		q := u.Query()
 		for k, v := range a.Query {
@@ -1022,10 +1073,16 @@ func (x *RawExecutor) httpCall(ctx context.Context, ex *Exec, a rawArgs) (map[st
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Second}
 	}
+	client = sites.Client(client)
 	secrets := x.secretList()
 	rec.Detail = map[string]any{"method": method, "url": engine.Redact(u.String(), secrets)}
 	resp, err := client.Do(req)
 	if err != nil {
+		var se *SiteError
+		if errors.As(err, &se) {
+			rec.Duration = time.Since(start)
+			return nil, ex.siteFail(rec, se)
+		}
 		return nil, fail(err)
 	}
 	defer resp.Body.Close()

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"sync"
 	"testing"
 	"time"
@@ -651,5 +652,86 @@ func TestRawHTTPSecrets(t *testing.T) {
 	o = x.Run(context.Background(), Call{ID: "h2", Name: RawSnapshot, Turn: 1, Args: json.RawMessage(`{}`)})
 	if o.OK || o.Error.Code != CodeInternal || !strings.Contains(o.Error.Message, "no browser") {
 		t.Errorf("snapshot without a browser: %+v", o.Error)
+	}
+}
+
+// TestRawToolsSitePolicy: explore mode's raw tools obey allowed_sites as
+// macros do. A goto or http_request off the allowed sites is refused
+// before anything is sent; a click or redirect that leaves them is refused
+// after, and the page is blanked so no later call reads the other site.
+func TestRawToolsSitePolicy(t *testing.T) {
+	b := launch(t)
+	var offHits atomic.Int32
+	off := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/favicon.ico" { // the browser asks for it on its own
+			offHits.Add(1)
+		}
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = fmt.Fprint(w, `<!doctype html><title>Elsewhere</title><p>off-site secret page</p>`)
+	}))
+	defer off.Close()
+	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/bounce":
+			http.Redirect(w, r, off.URL+"/landing", http.StatusFound)
+		case "/api/ok":
+			_, _ = fmt.Fprint(w, `{"ok":true}`)
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = fmt.Fprintf(w, `<!doctype html><title>Home</title><a href="%s/x">Partner site</a><p>home page</p>`, off.URL)
+		}
+	}))
+	defer home.Close()
+	sites, err := NewSitePolicy([]string{home.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := OpenSessionLog(t.TempDir(), "sites")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	x := &RawExecutor{Log: log, BaseURL: home.URL, Pages: ContextPages(b), Sites: sites}
+	defer x.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	steps := []struct {
+		name, tool, args string
+		wantCode         ErrorCode // "" means the call succeeds
+		wantInResult     string
+	}{
+		{name: "goto an allowed page", tool: RawGoto, args: `{"url":"/"}`, wantInResult: home.URL},
+		{name: "goto off-site", tool: RawGoto, args: fmt.Sprintf(`{"url":%q}`, off.URL+"/x"), wantCode: CodeSiteNotAllowed},
+		{name: "the page stayed home", tool: RawExtract, args: `{"target":{"css":"p"}}`, wantInResult: "home page"},
+		{name: "http_request off-site", tool: RawHTTP, args: fmt.Sprintf(`{"url":%q}`, off.URL+"/api"), wantCode: CodeSiteNotAllowed},
+		{name: "http_request allowed", tool: RawHTTP, args: `{"url":"/api/ok"}`, wantInResult: `"ok":true`},
+		{name: "http_request redirected off-site", tool: RawHTTP, args: `{"url":"/bounce"}`, wantCode: CodeSiteNotAllowed},
+		{name: "a link off-site", tool: RawClick, args: `{"target":{"role":"link","name":"Partner site"}}`, wantCode: CodeSiteNotAllowed},
+		{name: "the off-site page was blanked", tool: RawExtract, args: `{"target":{"css":"p"}}`, wantCode: CodeStepFailed},
+	}
+	for i, s := range steps {
+		o := x.Run(ctx, Call{ID: fmt.Sprint("c", i), Name: s.tool, Turn: 1, Args: json.RawMessage(s.args)})
+		switch {
+		case s.wantCode == "" && !o.OK:
+			t.Errorf("%s: failed: %+v", s.name, o.Error)
+		case s.wantCode == "" && !strings.Contains(string(o.Result), s.wantInResult):
+			t.Errorf("%s: result %s, want %q in it", s.name, o.Result, s.wantInResult)
+		case s.wantCode != "" && (o.OK || o.Error.Code != s.wantCode):
+			t.Errorf("%s: got ok=%v error %+v, want %s", s.name, o.OK, o.Error, s.wantCode)
+		case s.wantCode == CodeSiteNotAllowed && !strings.Contains(o.Error.Message, "outside the allowed sites"):
+			t.Errorf("%s: message %q does not name the policy", s.name, o.Error.Message)
+		}
+	}
+	// Only the click reached the other site (a browser navigation cannot be
+	// refused before it is sent without intercepting every request); the
+	// refused goto, request and redirect sent it nothing.
+	if n := offHits.Load(); n != 1 {
+		t.Errorf("the off-site server saw %d requests, want 1 (the link)", n)
+	}
+	recs, _ := readSession(t, log)
+	b2, _ := json.Marshal(recs)
+	if strings.Contains(string(b2), "off-site secret page") {
+		t.Errorf("the session log carries the off-site page's text")
 	}
 }

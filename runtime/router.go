@@ -204,7 +204,7 @@ func (c *Conversation) rawExec() *RawExecutor {
 		r := c.r
 		c.raw = &RawExecutor{Log: r.log(), BaseURL: r.ExploreURL}
 		if r.Dispatcher != nil {
-			c.raw.Pages, c.raw.HTTPClient = r.Dispatcher.Pages, r.Dispatcher.HTTPClient
+			c.raw.Pages, c.raw.HTTPClient, c.raw.Sites = r.Dispatcher.Pages, r.Dispatcher.HTTPClient, r.Dispatcher.Sites
 		}
 	}
 	return c.raw
