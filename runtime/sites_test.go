@@ -160,12 +160,7 @@ func TestDispatchEnforcesSites(t *testing.T) {
 // fails its step with site_not_allowed, while steps on the allowed site
 // pass (real Chromium).
 func TestPageLeavesAllowedSites(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Chromium")
-	}
-	if _, err := engine.FindBrowser(); err != nil {
-		t.Skip("no Chromium:", err)
-	}
+	b := launch(t)
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = w.Write([]byte(`<html><body><h1>elsewhere</h1></body></html>`))
@@ -178,11 +173,6 @@ func TestPageLeavesAllowedSites(t *testing.T) {
 	defer home.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	b, err := engine.Launch(ctx, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
 	policy, err := NewSitePolicy([]string{home.URL})
 	if err != nil {
 		t.Fatal(err)

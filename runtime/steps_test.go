@@ -241,24 +241,12 @@ const stepsPage = `<!doctype html><html><head><title>Orders</title></head><body>
 </body></html>`
 
 func TestPageSteps(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Chromium")
-	}
-	if _, err := engine.FindBrowser(); err != nil {
-		t.Skip("no Chromium:", err)
-	}
+	b := launch(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = w.Write([]byte(stepsPage))
 	}))
 	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	b, err := engine.Launch(ctx, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
 	d := &Dispatcher{Pages: ContextPages(b)}
 	row := engine.Target{TestID: "order-row"}
 	out := runMacro(t, d, "", nil, `{}`, func(ctx context.Context, x *Exec, _ json.RawMessage) (any, error) {
