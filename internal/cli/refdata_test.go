@@ -216,7 +216,27 @@ func TestRunLookupMacro(t *testing.T) {
 	// A trust file that cannot be read is a configuration problem of the run.
 	bad := map[string]string{"MACROKIT_REFDATA_CACHE": env["MACROKIT_REFDATA_CACHE"], "MACROKIT_REFDATA_TRUST": filepath.Join(tmp, "missing.pub")}
 	code, stdout, _ = runCLI(t, bad, run...)
-	if o := decode(stdout); code != 1 || len(o.Steps) != 1 || o.Steps[0].Diagnosis != "not_configured" || !strings.Contains(o.Error.Message, "not_configured: $MACROKIT_REFDATA_TRUST: trusted key:") {
+	if o := decode(stdout); code != 1 || len(o.Steps) != 1 || o.Steps[0].Diagnosis != "not_configured" || !strings.Contains(o.Error.Message, "not_configured: trusted keys ($MACROKIT_REFDATA_TRUST or refdata.trust): trusted key:") {
 		t.Errorf("bad trust: exit %d\n%s", code, stdout)
+	}
+
+	// The same settings from macrokit.yaml alone, with paths relative to it.
+	pub, err := os.ReadFile("../../refdata/demo-key/demo.pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(tmp, "keys"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "keys", "demo.pub"), pub, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(tmp, "macrokit.yaml")
+	if err := os.WriteFile(conf, []byte("refdata:\n  trust: [keys/demo.pub]\n  cache: refdata.db\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runCLI(t, map[string]string{"MACROKIT_CONFIG": conf}, run...)
+	if o := decode(stdout); code != 0 || !o.OK || o.Result.MonthlyPrice != 29 {
+		t.Errorf("settings from macrokit.yaml: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

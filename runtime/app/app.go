@@ -82,8 +82,9 @@ type Config struct {
 	// before the command ran (nil until then).
 	Settings *Settings
 
-	// fileEnv holds the config file's model settings as the variables
-	// NewModels reads, below the environment and above EnvDefaults.
+	// fileEnv holds the config file's model and refdata settings as the
+	// variables NewModels and RefdataOptions read, below the environment
+	// and above EnvDefaults.
 	fileEnv map[string]string
 }
 

@@ -55,6 +55,15 @@ type FileConfig struct {
 	AllowedSites []string         `yaml:"allowed_sites"`
 	SessionDir   *string          `yaml:"session_dir"` // "" disables session logs
 	Approval     ApprovalSettings `yaml:"approval"`
+	Refdata      RefdataSettings  `yaml:"refdata"`
+}
+
+// RefdataSettings configure the reference-data store lookup steps read:
+// the public keys bundles must be signed with and the cache database.
+// Relative paths are relative to the config file's directory.
+type RefdataSettings struct {
+	Trust []string `yaml:"trust"` // public key files
+	Cache string   `yaml:"cache"` // the SQLite cache ("" : the user cache dir)
 }
 
 // ModelSettings are the model endpoint and the escalation model.
@@ -80,10 +89,11 @@ type ApprovalSettings struct {
 // configKeys is the shape of macrokit.yaml: each mapping's keys, by the
 // dotted path of the mapping ("" is the top level).
 var configKeys = map[string][]string{
-	"":         {"model", "browser", "allowed_sites", "session_dir", "approval"},
+	"":         {"model", "browser", "allowed_sites", "session_dir", "approval", "refdata"},
 	"model":    {"base_url", "name", "api_key_env", "fallback"},
 	"browser":  {"bin", "cdp_url"},
 	"approval": {"policy"},
+	"refdata":  {"trust", "cache"},
 }
 
 // ConfigError is one problem in a config file, at its line and column.
@@ -273,8 +283,8 @@ func findKey(n *yaml.Node, path ...string) *yaml.Node {
 
 // LoadConfig reads the config file: path when given, else ./macrokit.yaml
 // when it exists. It returns nil (and no error) when there is none.
-// Relative paths inside it (session_dir) are resolved against the file's
-// directory.
+// Relative paths inside it (session_dir, refdata.trust, refdata.cache)
+// are resolved against the file's directory.
 func LoadConfig(path string) (*FileConfig, string, error) {
 	explicit := path != ""
 	if !explicit {
@@ -291,10 +301,20 @@ func LoadConfig(path string) (*FileConfig, string, error) {
 	if err != nil {
 		return nil, path, err
 	}
-	if fc.SessionDir != nil && *fc.SessionDir != "" && !filepath.IsAbs(*fc.SessionDir) {
-		d := filepath.Join(filepath.Dir(path), *fc.SessionDir)
+	rel := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(filepath.Dir(path), p)
+	}
+	if fc.SessionDir != nil && *fc.SessionDir != "" {
+		d := rel(*fc.SessionDir)
 		fc.SessionDir = &d
 	}
+	for i, k := range fc.Refdata.Trust {
+		fc.Refdata.Trust[i] = rel(k)
+	}
+	fc.Refdata.Cache = rel(fc.Refdata.Cache)
 	return fc, path, nil
 }
 
@@ -315,6 +335,10 @@ type Settings struct {
 	AllowedSites []string       `json:"allowed_sites,omitempty"`
 	SessionDir   string         `json:"session_dir"` // "" disables logs
 	Approval     ApprovalPolicy `json:"approval"`
+	// RefdataTrust and RefdataCache are the reference-data store's trusted
+	// key files and cache path (empty: unset; RefdataOptions reads them).
+	RefdataTrust []string `json:"refdata_trust,omitempty"`
+	RefdataCache string   `json:"refdata_cache,omitempty"`
 	// Sites is AllowedSites parsed (nil: no restriction).
 	Sites *runtime.SitePolicy `json:"-"`
 }
@@ -326,15 +350,25 @@ func ResolveSettings(fc *FileConfig, file string, getenv func(string) string) (*
 		fc = &FileConfig{}
 	}
 	s := &Settings{
-		File:       file,
-		Model:      firstOf(getenv(EnvModel), fc.Model.Name),
-		BaseURL:    firstOf(getenv(EnvBaseURL), fc.Model.BaseURL),
-		APIKeyEnv:  firstOf(getenv(EnvAPIKeyEnv), fc.Model.APIKeyEnv, "OPENAI_API_KEY"),
-		Fallback:   firstOf(getenv(EnvFallbackModel), fc.Model.Fallback),
-		BrowserBin: firstOf(getenv(engine.EnvBrowser), fc.Browser.Bin),
-		CDPURL:     firstOf(getenv(EnvCDPURL), fc.Browser.CDPURL),
-		SessionDir: runtime.DefaultSessionDir,
-		Approval:   ApprovalPolicy(firstOf(getenv(EnvApproval), string(fc.Approval.Policy), string(ApprovalAsk))),
+		File:         file,
+		Model:        firstOf(getenv(EnvModel), fc.Model.Name),
+		BaseURL:      firstOf(getenv(EnvBaseURL), fc.Model.BaseURL),
+		APIKeyEnv:    firstOf(getenv(EnvAPIKeyEnv), fc.Model.APIKeyEnv, "OPENAI_API_KEY"),
+		Fallback:     firstOf(getenv(EnvFallbackModel), fc.Model.Fallback),
+		BrowserBin:   firstOf(getenv(engine.EnvBrowser), fc.Browser.Bin),
+		CDPURL:       firstOf(getenv(EnvCDPURL), fc.Browser.CDPURL),
+		SessionDir:   runtime.DefaultSessionDir,
+		Approval:     ApprovalPolicy(firstOf(getenv(EnvApproval), string(fc.Approval.Policy), string(ApprovalAsk))),
+		RefdataTrust: fc.Refdata.Trust,
+		RefdataCache: firstOf(getenv(EnvRefdataCache), fc.Refdata.Cache),
+	}
+	if v := getenv(EnvRefdataTrust); v != "" {
+		s.RefdataTrust = nil
+		for _, f := range filepath.SplitList(v) {
+			if f != "" {
+				s.RefdataTrust = append(s.RefdataTrust, f)
+			}
+		}
 	}
 	if fc.SessionDir != nil {
 		s.SessionDir = *fc.SessionDir
@@ -368,12 +402,14 @@ func ResolveSettings(fc *FileConfig, file string, getenv func(string) string) (*
 	return s, nil
 }
 
-// modelEnv is the layer of Config.getenv the file's model settings fill,
-// below the environment: NewModels reads these variables when the flags
-// are not given.
-func (s *Settings) modelEnv() map[string]string {
+// fileEnv is the layer of Config.getenv the file's settings fill, below
+// the environment: NewModels and RefdataOptions read these variables when
+// the flags are not given.
+func (s *Settings) fileEnv() map[string]string {
 	m := map[string]string{}
-	for k, v := range map[string]string{EnvModel: s.Model, EnvBaseURL: s.BaseURL, EnvFallbackModel: s.Fallback} {
+	trust := strings.Join(s.RefdataTrust, string(os.PathListSeparator))
+	for k, v := range map[string]string{EnvModel: s.Model, EnvBaseURL: s.BaseURL, EnvFallbackModel: s.Fallback,
+		EnvRefdataTrust: trust, EnvRefdataCache: s.RefdataCache} {
 		if v != "" {
 			m[k] = v
 		}
@@ -436,7 +472,7 @@ func (cfg *Config) configure(c *cli.Context, cmds []*cli.Command) error {
 		return Usagef("%v", err)
 	}
 	cfg.Settings = s
-	cfg.fileEnv = s.modelEnv()
+	cfg.fileEnv = s.fileEnv()
 	applyDefaults(cmds, s.flagDefaults())
 	if s.Approval == ApprovalDeny {
 		// Approver and the chat's line approver ask only at a terminal:

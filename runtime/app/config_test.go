@@ -28,6 +28,7 @@ browser: {bin: /usr/bin/chromium, cdp_url: "ws://127.0.0.1:9222/devtools/browser
 allowed_sites: ["https://crm.example.com", "https://*.corp.example"]
 session_dir: /var/log/acme
 approval: {policy: deny}
+refdata: {trust: [keys/ops.pub, /etc/acme/data.pub], cache: /var/cache/acme/refdata.db}
 `},
 		{name: "unknown top-level key", yaml: "modle: {name: x}\n", errs: []string{`macrokit.yaml:1:1: modle: unknown key (did you mean "model"?)`}},
 		{name: "unknown nested key", yaml: "model:\n  nmae: x\n", errs: []string{`macrokit.yaml:2:3: model.nmae: unknown key (did you mean "name"?) (keys: base_url, name, api_key_env, fallback)`}},
@@ -38,6 +39,8 @@ approval: {policy: deny}
 		{name: "bad policy", yaml: "approval: {policy: aks}\n", errs: []string{`macrokit.yaml:1:20: approval.policy: "aks" is not a policy: ask, deny or yes (did you mean "ask"?)`}},
 		{name: "bad site", yaml: "allowed_sites: [example.com]\n", errs: []string{`allowed_sites: allowed site "example.com": the scheme must be http or https`}},
 		{name: "bad cdp url", yaml: "browser: {cdp_url: \"localhost:9222\"}\n", errs: []string{"browser.cdp_url:"}},
+		{name: "unknown refdata key", yaml: "refdata: {trsut: [k.pub]}\n", errs: []string{`refdata.trsut: unknown key (did you mean "trust"?)`}},
+		{name: "refdata trust not a list", yaml: "refdata: {trust: k.pub}\n", errs: []string{"cannot unmarshal !!str"}},
 		{name: "duplicate key", yaml: "session_dir: a\nsession_dir: b\n", errs: []string{"session_dir: duplicate key"}},
 		{name: "not yaml", yaml: "model: [\n", errs: []string{"macrokit.yaml: "}},
 	}
@@ -77,9 +80,10 @@ func probe(cfg *Config) *cli.Command {
 			&cli.BoolFlag{Name: "yes"},
 		}, BrowserFlags()...),
 		Action: func(c *cli.Context) error {
-			fmt.Fprintf(c.App.Writer, "session-dir=%s browser=%s cdp=%s api-key-env=%s yes=%v model=%s base=%s fallback=%s sites=%v",
+			fmt.Fprintf(c.App.Writer, "session-dir=%s browser=%s cdp=%s api-key-env=%s yes=%v model=%s base=%s fallback=%s sites=%v trust=%s cache=%s",
 				c.String("session-dir"), c.String("browser"), c.String("cdp"), c.String("api-key-env"), c.Bool("yes"),
-				cfg.getenv(EnvModel), cfg.getenv(EnvBaseURL), cfg.getenv(EnvFallbackModel), runtime.SitePolicyFrom(c.Context).Sites())
+				cfg.getenv(EnvModel), cfg.getenv(EnvBaseURL), cfg.getenv(EnvFallbackModel), runtime.SitePolicyFrom(c.Context).Sites(),
+				cfg.getenv(EnvRefdataTrust), cfg.getenv(EnvRefdataCache))
 			return nil
 		},
 	}
@@ -96,13 +100,16 @@ browser: {bin: /file/chromium, cdp_url: "ws://file:9222/x"}
 allowed_sites: ["https://file.example"]
 session_dir: logs
 approval: {policy: yes}
+refdata: {trust: [keys/ops.pub, /etc/acme/data.pub], cache: cache/refdata.db}
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fileDefaults := "session-dir=" + filepath.Join(dir, "logs") + " browser=/file/chromium cdp=ws://file:9222/x api-key-env=FILE_KEY yes=true model=file-model base=http://file:1/v1 fallback=file-big sites=[https://file.example]"
+	fileDefaults := "session-dir=" + filepath.Join(dir, "logs") + " browser=/file/chromium cdp=ws://file:9222/x api-key-env=FILE_KEY yes=true model=file-model base=http://file:1/v1 fallback=file-big sites=[https://file.example]" +
+		" trust=" + filepath.Join(dir, "keys/ops.pub") + string(os.PathListSeparator) + "/etc/acme/data.pub cache=" + filepath.Join(dir, "cache/refdata.db")
 	envAll := map[string]string{
 		EnvSessionDir: "/env/logs", "MACROKIT_BROWSER": "/env/chromium", EnvCDPURL: "ws://env:9222/x", EnvAPIKeyEnv: "ENV_KEY",
 		EnvApproval: "ask", EnvModel: "env-model", EnvBaseURL: "http://env:1/v1", EnvFallbackModel: "env-big", EnvAllowedSites: "https://env.example, https://env2.example",
+		EnvRefdataTrust: "/env/k.pub", EnvRefdataCache: "/env/refdata.db",
 	}
 	cases := []struct {
 		name string
@@ -111,12 +118,12 @@ approval: {policy: yes}
 		want string
 	}{
 		{name: "defaults (no file)", args: []string{"probe"},
-			want: "session-dir=.macrokit/sessions browser= cdp= api-key-env=OPENAI_API_KEY yes=false model= base= fallback= sites=[]"},
+			want: "session-dir=.macrokit/sessions browser= cdp= api-key-env=OPENAI_API_KEY yes=false model= base= fallback= sites=[] trust= cache="},
 		{name: "file by --config", args: []string{"--config", file, "probe"}, want: fileDefaults},
 		{name: "file by --config=", args: []string{"--config=" + file, "probe"}, want: fileDefaults},
 		{name: "file by env", env: map[string]string{EnvConfig: file}, args: []string{"probe"}, want: fileDefaults},
 		{name: "env over file", env: withConfig(envAll, file), args: []string{"probe"},
-			want: "session-dir=/env/logs browser=/env/chromium cdp=ws://env:9222/x api-key-env=ENV_KEY yes=false model=env-model base=http://env:1/v1 fallback=env-big sites=[https://env.example https://env2.example]"},
+			want: "session-dir=/env/logs browser=/env/chromium cdp=ws://env:9222/x api-key-env=ENV_KEY yes=false model=env-model base=http://env:1/v1 fallback=env-big sites=[https://env.example https://env2.example] trust=/env/k.pub cache=/env/refdata.db"},
 		{name: "flags over env and file", env: withConfig(envAll, file),
 			args: []string{"probe", "--session-dir", "/flag/logs", "--browser", "/flag/chromium", "--cdp", "ws://flag:1/x", "--api-key-env", "FLAG_KEY", "--yes"},
 			want: "session-dir=/flag/logs browser=/flag/chromium cdp=ws://flag:1/x api-key-env=FLAG_KEY yes=true"},
@@ -192,7 +199,7 @@ func TestDeployDocCoversConfig(t *testing.T) {
 			t.Errorf("docs/deploy.md does not document `%s`", k)
 		}
 	}
-	for _, v := range []string{EnvConfig, EnvAPIKeyEnv, EnvCDPURL, EnvAllowedSites, EnvSessionDir, EnvApproval, EnvModel, EnvBaseURL, EnvFallbackModel} {
+	for _, v := range []string{EnvConfig, EnvAPIKeyEnv, EnvCDPURL, EnvAllowedSites, EnvSessionDir, EnvApproval, EnvModel, EnvBaseURL, EnvFallbackModel, EnvRefdataTrust, EnvRefdataCache} {
 		if !strings.Contains(string(doc), v) {
 			t.Errorf("docs/deploy.md does not mention %s", v)
 		}

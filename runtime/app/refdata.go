@@ -67,7 +67,7 @@ func (l *refdataLookuper) store() (*refdata.Lazy, error) {
 	l.once.Do(func() {
 		o, err := RefdataOptions(l.cfg, nil, "")
 		if err != nil {
-			l.err = &refdata.Error{Code: refdata.CodeNotConfigured, Msg: fmt.Sprintf("$%s: %v", EnvRefdataTrust, err), Err: err}
+			l.err = &refdata.Error{Code: refdata.CodeNotConfigured, Msg: fmt.Sprintf("trusted keys ($%s or refdata.trust): %v", EnvRefdataTrust, err), Err: err}
 			return
 		}
 		l.lazy = &refdata.Lazy{Options: o}
@@ -100,11 +100,11 @@ func (l *refdataLookuper) Close() error {
 }
 
 func refdataTrustFlag() cli.Flag {
-	return &cli.StringSliceFlag{Name: "trust", Usage: "a trusted public key file (repeatable; default: $" + EnvRefdataTrust + ", a list separated by '" + string(os.PathListSeparator) + "')"}
+	return &cli.StringSliceFlag{Name: "trust", Usage: "a trusted public key file (repeatable; default: $" + EnvRefdataTrust + ", a list separated by '" + string(os.PathListSeparator) + "', else macrokit.yaml refdata.trust)"}
 }
 
 func refdataCacheFlag() cli.Flag {
-	return &cli.StringFlag{Name: "cache", Usage: "the cache database (default: $" + EnvRefdataCache + ", else <user cache dir>/macrokit/refdata.db)"}
+	return &cli.StringFlag{Name: "cache", Usage: "the cache database (default: $" + EnvRefdataCache + ", else macrokit.yaml refdata.cache, else <user cache dir>/macrokit/refdata.db)"}
 }
 
 func refdataMaxBytesFlag() cli.Flag {
@@ -154,7 +154,7 @@ func newRefdataCtx(c *cli.Context, cfg *Config, need int) (*refdataCtx, error) {
 		return nil, Usagef("%v", err)
 	}
 	if need == refdataVerifying && len(o.TrustedKeys) == 0 {
-		return nil, Usagef("%s needs a trusted key: --trust KEYFILE or $%s", c.Command.Name, EnvRefdataTrust)
+		return nil, Usagef("%s needs a trusted key: --trust KEYFILE, $%s or refdata.trust in %s", c.Command.Name, EnvRefdataTrust, ConfigFile)
 	}
 	r.opts = o
 	return r, nil
