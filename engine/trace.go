@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -46,14 +47,44 @@ func (f TracerFunc) Event(e Event) { f(e) }
 // Redacted is what a secret value is replaced with.
 const Redacted = "[redacted]"
 
-// Redact replaces every occurrence of each secret in s.
+// Redact replaces every occurrence of each secret in s. Occurrences are
+// found in the original text and overlapping or adjacent ones are replaced
+// as one span, so no part of a secret survives because another secret that
+// shares characters with it was replaced first ("abc" and "abcdef", or
+// "abc" and "cde" in "abcde").
 func Redact(s string, secrets []string) string {
+	var spans [][2]int // [start, end) of every occurrence
 	for _, sec := range secrets {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec, Redacted)
+		if sec == "" {
+			continue
+		}
+		for off := 0; off <= len(s)-len(sec); {
+			i := strings.Index(s[off:], sec)
+			if i < 0 {
+				break
+			}
+			spans = append(spans, [2]int{off + i, off + i + len(sec)})
+			off += i + 1 // overlapping occurrences of the same secret too
 		}
 	}
-	return s
+	if len(spans) == 0 {
+		return s
+	}
+	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for i := 0; i < len(spans); {
+		start, end := spans[i][0], spans[i][1]
+		for i++; i < len(spans) && spans[i][0] <= end; i++ {
+			end = max(end, spans[i][1])
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(Redacted)
+		last = end
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // redactAny walks JSON-like values (maps, slices, strings) and redacts

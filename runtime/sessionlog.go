@@ -11,9 +11,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/macrokit/macrokit-go/engine"
 )
 
 // DefaultSessionDir is where session logs go unless configured otherwise.
@@ -128,6 +131,9 @@ func (l *SessionLog) AddSecret(v string) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if slices.Contains(l.secrets, v) {
+		return // a long-running session registers the same value again and again
+	}
 	l.secrets = append(l.secrets, v)
 }
 
@@ -173,15 +179,17 @@ func (l *SessionLog) Close() error {
 // matched in their JSON-escaped form so quotes or backslashes in a secret
 // cannot leave part of it behind.
 func redactJSON(line []byte, secrets []string) []byte {
+	if len(secrets) == 0 {
+		return line
+	}
+	escaped := make([]string, 0, len(secrets))
 	for _, s := range secrets {
 		enc, _ := json.Marshal(s)
-		inner := enc[1 : len(enc)-1]
-		if len(inner) == 0 {
-			continue
+		if inner := string(enc[1 : len(enc)-1]); inner != "" {
+			escaped = append(escaped, inner)
 		}
-		line = bytes.ReplaceAll(line, inner, []byte("[redacted]"))
 	}
-	return line
+	return []byte(engine.Redact(string(line), escaped))
 }
 
 // ReadStats says what a reader skipped.

@@ -16,8 +16,16 @@ func TestSessionLogRoundTripAndRedaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.AddSecret(`hunter"2`)
+	l.AddSecret(`hunter"2`) // registered again: kept once
+	// A secret that is a prefix of another one, registered first: the
+	// longer one must not leave its tail behind.
+	l.AddSecret("tok-")
+	l.AddSecret("tok-zebra-91")
+	if len(l.secrets) != 3 {
+		t.Errorf("secrets %q: a repeated registration was kept twice", l.secrets)
+	}
 	recs := []Record{
-		{Type: RecUser, Turn: 1, Text: "log in as ada with hunter\"2"},
+		{Type: RecUser, Turn: 1, Text: "log in as ada with hunter\"2 and token tok-zebra-91"},
 		{Type: RecToolCall, Turn: 1, CallID: "c1", Tool: "login", Args: json.RawMessage(`{"user":"ada","password":"hunter\"2"}`)},
 		{Type: RecToolResult, Turn: 1, CallID: "c1", Tool: "login", OK: true, Verification: &VerificationSummary{Passed: 2}},
 		{Type: RecAssistant, Turn: 1, Text: "Logged in."},
@@ -34,7 +42,7 @@ func TestSessionLogRoundTripAndRedaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Contains(raw, []byte("hunter")) {
+	if bytes.Contains(raw, []byte("hunter")) || bytes.Contains(raw, []byte("zebra")) {
 		t.Fatalf("secret reached the log:\n%s", raw)
 	}
 	var got []Record
