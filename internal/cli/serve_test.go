@@ -4,8 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"io"
+	"math/big"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -29,9 +38,13 @@ func TestServeUsage(t *testing.T) {
 		{"bad concurrency", []string{"serve", "--mcp", "--concurrency", "0"}, "at least 1"},
 		{"arguments", []string{"serve", "--mcp", "find_customer"}, "takes no arguments"},
 		{"bad address", []string{"serve", "--http", "256.0.0.1:bad"}, "--http 256.0.0.1:bad"},
+		{"beyond loopback without a token", []string{"serve", "--http", "0.0.0.0:0"}, "listens beyond this machine: set a bearer token in $MACROKIT_SERVE_TOKEN"},
+		{"token too short", []string{"serve", "--http", "127.0.0.1:0", "--token-env", "SHORT_TOKEN"}, "$SHORT_TOKEN: a token must be at least 16 characters"},
+		{"tls cert without key", []string{"serve", "--http", "127.0.0.1:0", "--tls-cert", "cert.pem"}, "--tls-cert and --tls-key go together"},
+		{"tls files missing", []string{"serve", "--http", "127.0.0.1:0", "--tls-cert", "/nonexistent/c.pem", "--tls-key", "/nonexistent/k.pem"}, "--tls-cert/--tls-key: open /nonexistent/c.pem"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := runCLI(t, nil, tc.args...)
+			code, _, stderr := runCLI(t, map[string]string{"SHORT_TOKEN": "hunter2"}, tc.args...)
 			if code != 2 || !strings.Contains(stderr, tc.stderr) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tc.stderr)
 			}
@@ -161,4 +174,117 @@ func TestServeHTTPUntilCancelled(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve --http did not stop on cancel")
 	}
+}
+
+// TestServeHTTPSToken runs `serve --http` with TLS and a bearer token from
+// the environment, and also on a non-loopback address (allowed because a
+// token is set): the API answers only with the token, over HTTPS, and the
+// token is never printed.
+func TestServeHTTPSToken(t *testing.T) {
+	const token = "serve-test-token-0123456789abcdef"
+	cert, key, pool := selfSignedCert(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errR, errW := io.Pipe()
+	exited := make(chan int, 1)
+	env := map[string]string{"ACME_TOKEN": token}
+	go func() {
+		code := run(ctx, []string{"macrokit", "serve", "--http", "0.0.0.0:0", "--session-dir", "", "--token-env", "ACME_TOKEN", "--tls-cert", cert, "--tls-key", key},
+			strings.NewReader(""), io.Discard, errW, func(k string) string { return env[k] })
+		_ = errW.Close()
+		exited <- code
+	}()
+	lines := bufio.NewScanner(errR)
+	if !lines.Scan() {
+		t.Fatal("no banner")
+	}
+	banner := lines.Text()
+	go func() { _, _ = io.Copy(io.Discard, errR) }()
+	m := regexp.MustCompile(`MCP at https://[^ ]+:(\d+)/mcp`).FindStringSubmatch(banner)
+	if m == nil || !strings.Contains(banner, "(bearer token from $ACME_TOKEN)") || strings.Contains(banner, token) {
+		t.Fatalf("banner %q", banner)
+	}
+	base := "https://127.0.0.1:" + m[1]
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}, Timeout: 30 * time.Second}
+	defer client.CloseIdleConnections()
+	for _, tc := range []struct {
+		path, auth string
+		status     int
+	}{
+		{"/healthz", "", 200},
+		{"/v1/macros", "", 401},
+		{"/v1/macros", "Bearer " + token, 200},
+		{"/v1/macros", "Bearer not-the-token-0123456789", 401},
+	} {
+		req, _ := http.NewRequest("GET", base+tc.path, nil)
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", tc.path, err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != tc.status {
+			t.Errorf("GET %s with %q: status %d, want %d", tc.path, tc.auth, resp.StatusCode, tc.status)
+		}
+	}
+	// Plain HTTP to the TLS listener gets no API answer.
+	if resp, err := http.Get("http://127.0.0.1:" + m[1] + "/healthz"); err == nil {
+		_ = resp.Body.Close()
+		if resp.StatusCode == 200 {
+			t.Error("plain HTTP was served on the TLS listener")
+		}
+	}
+	cancel()
+	select {
+	case code := <-exited:
+		if code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop on cancel")
+	}
+}
+
+// selfSignedCert writes a certificate for 127.0.0.1 and its key, and
+// returns their paths and a pool that trusts the certificate.
+func selfSignedCert(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "macrokit test"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool = x509.NewCertPool()
+	pool.AddCert(parsed)
+	return certFile, keyFile, pool
 }

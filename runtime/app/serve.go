@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/macrokit/macrokit-go/engine"
@@ -29,6 +31,10 @@ func ServeCommand(cfg *Config) *cli.Command {
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve dangerous macros without asking (same as --approval yes)"},
 		&cli.StringFlag{Name: "session-dir", Value: runtime.DefaultSessionDir, Usage: "where the session log goes (empty: no log)"},
 		&cli.IntFlag{Name: "top-k", Value: runtime.DefaultCatalogK, Usage: "POST /v1/ask: macros offered per turn when the registry is larger than --catalog-threshold"},
+		&cli.StringFlag{Name: "token-env", Value: EnvServeToken, Usage: "--http: the environment variable holding the bearer token(s) clients must send (comma-separated for rotation; at least 16 characters each); when it is set, every endpoint but GET /healthz needs one"},
+		&cli.BoolFlag{Name: "no-auth", Usage: "--http: allow listening beyond loopback without a token (only behind a proxy that authenticates)"},
+		&cli.StringFlag{Name: "tls-cert", Usage: "--http: serve HTTPS with this certificate (PEM; with --tls-key)"},
+		&cli.StringFlag{Name: "tls-key", Usage: "--http: the certificate's private key (PEM)"},
 		&cli.IntFlag{Name: "catalog-threshold", Value: runtime.DefaultCatalogThreshold, Usage: "POST /v1/ask: registry size above which only the top-k relevant macros are offered"},
 	}
 	flags = append(flags, ModelFlags()...)
@@ -90,12 +96,27 @@ func ServeCommand(cfg *Config) *cli.Command {
 				}
 			}
 			var ln net.Listener
+			scheme := "http"
 			if addr != "" {
+				if opts.Tokens, err = serveTokens(c, cfg); err != nil {
+					return err
+				}
+				tlsConf, err := serveTLS(c)
+				if err != nil {
+					return err
+				}
 				// Listen before starting anything else, so a taken port is a
 				// clear usage error.
 				ln, err = net.Listen("tcp", addr)
 				if err != nil {
 					return Usagef("--http %s: %v", addr, err)
+				}
+				if len(opts.Tokens) == 0 && !c.Bool("no-auth") && !isLoopbackAddr(ln.Addr()) {
+					_ = ln.Close()
+					return Usagef("--http %s listens beyond this machine: set a bearer token in $%s (see --token-env), or pass --no-auth when a proxy in front authenticates", addr, c.String("token-env"))
+				}
+				if tlsConf != nil {
+					ln, scheme = tls.NewListener(ln, tlsConf), "https"
 				}
 			}
 			srv, err := serve.New(opts)
@@ -112,8 +133,13 @@ func ServeCommand(cfg *Config) *cli.Command {
 				where = append(where, "MCP on stdio")
 			}
 			if ln != nil {
-				base := "http://" + ln.Addr().String()
+				base := scheme + "://" + ln.Addr().String()
 				where = append(where, "MCP at "+base+"/mcp", "the API at "+base+"/v1/macros")
+				if len(opts.Tokens) > 0 {
+					where[len(where)-1] += fmt.Sprintf(" (bearer token from $%s)", c.String("token-env"))
+				} else {
+					where[len(where)-1] += " (no authentication)"
+				}
 			}
 			// stdout belongs to the MCP protocol: everything else goes to stderr.
 			fmt.Fprintf(c.App.ErrWriter, "%s serve: %d macros; %s; concurrency %d, call timeout %s, approval %s",
@@ -131,6 +157,57 @@ func ServeCommand(cfg *Config) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// EnvServeToken is the default variable holding serve --http's bearer
+// token(s).
+const EnvServeToken = "MACROKIT_SERVE_TOKEN"
+
+// minTokenLen is the shortest bearer token serve accepts: anything shorter
+// is a password someone typed, not a secret.
+const minTokenLen = 16
+
+// serveTokens reads the bearer tokens from the variable --token-env names.
+// They are never printed.
+func serveTokens(c *cli.Context, cfg *Config) ([]string, error) {
+	name := c.String("token-env")
+	if name == "" {
+		return nil, nil
+	}
+	var tokens []string
+	for _, t := range strings.Split(cfg.getenv(name), ",") {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			continue
+		}
+		if len(t) < minTokenLen {
+			return nil, Usagef("$%s: a token must be at least %d characters (try: openssl rand -hex 32)", name, minTokenLen)
+		}
+		tokens = append(tokens, t)
+	}
+	return tokens, nil
+}
+
+// serveTLS loads --tls-cert and --tls-key (nil when neither is given).
+func serveTLS(c *cli.Context) (*tls.Config, error) {
+	cert, key := c.String("tls-cert"), c.String("tls-key")
+	if cert == "" && key == "" {
+		return nil, nil
+	}
+	if cert == "" || key == "" {
+		return nil, Usagef("--tls-cert and --tls-key go together")
+	}
+	pair, err := tls.LoadX509KeyPair(cert, key)
+	if err != nil {
+		return nil, Usagef("--tls-cert/--tls-key: %v", err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// isLoopbackAddr reports whether a listener's address is a loopback one.
+func isLoopbackAddr(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
 }
 
 // launcher starts the browser the browser flags describe.

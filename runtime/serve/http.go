@@ -2,6 +2,8 @@ package serve
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +27,7 @@ const (
 	CodeModelFailed     = "model_failed"
 	CodeForbiddenHost   = "forbidden_host"
 	CodeCrossOrigin     = "cross_origin"
+	CodeUnauthorized    = "unauthorized"
 )
 
 // maxBody bounds a request body.
@@ -40,7 +43,8 @@ const maxBody = 1 << 20
 //	POST /v1/ask              {"request": "..."} -> a routed turn
 //
 // Cross-origin browser requests and, on a loopback listener, requests
-// naming another host (DNS rebinding) are refused.
+// naming another host (DNS rebinding) are refused; with Options.Tokens,
+// so is every request but GET /healthz without one of the tokens.
 func (s *Server) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.MCPHandler())
@@ -63,7 +67,43 @@ func (s *Server) HTTPHandler() http.Handler {
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, CodeCrossOrigin, "cross-origin browser requests are refused")
 	}))
-	return loopbackHostOnly(cop.Handler(mux))
+	return loopbackHostOnly(cop.Handler(requireToken(s.opts.Tokens, mux)))
+}
+
+// requireToken admits requests carrying "Authorization: Bearer <token>"
+// for one of tokens (all of them when tokens is empty); GET /healthz is
+// open so load balancers can probe it. Tokens are compared in constant
+// time over their SHA-256, so neither the content nor the length leaks.
+func requireToken(tokens []string, next http.Handler) http.Handler {
+	var sums [][sha256.Size]byte
+	for _, t := range tokens {
+		if t != "" {
+			sums = append(sums, sha256.Sum256([]byte(t)))
+		}
+	}
+	if len(sums) == 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/healthz" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		if strings.EqualFold(scheme, "Bearer") && tok != "" {
+			got := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+			ok := 0
+			for i := range sums {
+				ok |= subtle.ConstantTimeCompare(got[:], sums[i][:])
+			}
+			if ok == 1 {
+				next.ServeHTTP(w, r)
+				return
+			}
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="macrokit"`)
+		writeError(w, http.StatusUnauthorized, CodeUnauthorized, "this server needs a bearer token: Authorization: Bearer <token>")
+	})
 }
 
 // apiError is the error object of every non-2xx response; for a macro call

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	goruntime "runtime"
 	"runtime/pprof"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/macrokit/macrokit-go/generated"
 	"github.com/macrokit/macrokit-go/llm"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/serve"
@@ -434,6 +436,68 @@ func TestShutdown(t *testing.T) {
 			recs := records(t, f.srv)
 			if last := recs[len(recs)-1]; last.Event != "serve_stopped" {
 				t.Errorf("last record %+v", last)
+			}
+		})
+	}
+}
+
+// TestHTTPToken: with tokens set, every endpoint but GET /healthz needs
+// one of them as a bearer token (either one: rotation), and a refusal
+// says how to authenticate.
+func TestHTTPToken(t *testing.T) {
+	reg, err := runtime.NewRegistry(generated.Macros()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const current, next = "tok-current-0123456789", "tok-next-abcdefghijkl"
+	srv, err := serve.New(serve.Options{Name: "macrokit-test", Version: "v0", Registry: reg, Tokens: []string{current, next}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := httptest.NewServer(srv.HTTPHandler())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		api.Close()
+	})
+	for _, tc := range []struct {
+		name, method, path, auth string
+		status                   int
+	}{
+		{"health is open", "GET", "/healthz", "", 200},
+		{"list without a token", "GET", "/v1/macros", "", 401},
+		{"list with the current token", "GET", "/v1/macros", "Bearer " + current, 200},
+		{"list with the next token", "GET", "/v1/macros", "Bearer " + next, 200},
+		{"scheme is case-insensitive", "GET", "/v1/macros", "bearer " + current, 200},
+		{"wrong token", "GET", "/v1/macros", "Bearer " + current + "x", 401},
+		{"a prefix of the token", "GET", "/v1/macros", "Bearer tok-current", 401},
+		{"basic auth", "GET", "/v1/macros", "Basic " + current, 401},
+		{"empty bearer", "GET", "/v1/macros", "Bearer ", 401},
+		{"call without a token", "POST", "/v1/macros/find_customer", "", 401},
+		{"MCP without a token", "POST", "/mcp", "", 401},
+		{"health by POST is not open", "POST", "/healthz", "", 401},
+		{"unknown path without a token", "GET", "/nope", "", 401},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tc.method, api.URL+tc.path, strings.NewReader(`{}`))
+			if tc.auth != "" {
+				req.Header.Set("Authorization", tc.auth)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var body struct {
+				Error struct{ Code, Message string } `json:"error"`
+			}
+			_ = json.NewDecoder(resp.Body).Decode(&body)
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d (%+v), want %d", resp.StatusCode, body.Error, tc.status)
+			}
+			if tc.status == 401 && (body.Error.Code != serve.CodeUnauthorized || resp.Header.Get("WWW-Authenticate") == "" || strings.Contains(body.Error.Message, current)) {
+				t.Errorf("refusal: %+v, WWW-Authenticate %q", body.Error, resp.Header.Get("WWW-Authenticate"))
 			}
 		})
 	}

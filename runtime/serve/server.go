@@ -111,6 +111,10 @@ type Options struct {
 	// Logger receives the server's and the MCP SDK's diagnostics (nil:
 	// discarded).
 	Logger *slog.Logger
+	// Tokens, when any is set, are the bearer tokens the HTTP surface
+	// accepts: every endpoint but GET /healthz then needs
+	// "Authorization: Bearer <token>". More than one allows rotation.
+	Tokens []string
 }
 
 // Server is the serving core: the MCP server, the HTTP API, the browser
