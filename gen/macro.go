@@ -117,6 +117,15 @@ func (g *generator) macroCtor(m *macroInfo, f *jen.File) error {
 	if len(secrets) > 0 {
 		fields = append(fields, jen.Id("Secrets").Op(":").Index().String().Values(secrets...))
 	}
+	var splits []jen.Code
+	for _, p := range s.Params.Properties() {
+		if p.Split != "" {
+			splits = append(splits, jen.Values(jen.Dict{jen.Id("Param"): jen.Lit(p.Name), jen.Id("Pattern"): jen.Lit(p.Split)}))
+		}
+	}
+	if len(splits) > 0 {
+		fields = append(fields, jen.Id("Splits").Op(":").Index().Qual(pkgRuntime, "ArgSplit").Values(splits...))
+	}
 	if len(s.Examples) > 0 {
 		var exs []jen.Code
 		for _, e := range s.Examples {

@@ -6,9 +6,10 @@ import (
 
 // schemaJSON renders a params or result schema as it is embedded in the
 // generated code: canonical JSON (sorted keys, compact), `type: object` made
-// explicit at the top, and the macrokit `secret` annotation removed
-// everywhere it is a schema keyword, so that the result is a plain draft-07
-// schema (secrets are listed in runtime.Macro.Secrets instead).
+// explicit at the top, and the macrokit `secret` and `split` annotations
+// removed everywhere they are schema keywords, so that the result is a
+// plain draft-07 schema (they are runtime.Macro.Secrets and .Splits
+// instead).
 func schemaJSON(s *spec.Schema) (string, error) {
 	raw := map[string]any{}
 	if s != nil && s.Raw != nil {
@@ -25,9 +26,10 @@ func schemaJSON(s *spec.Schema) (string, error) {
 	return string(b), nil
 }
 
-// stripSecret returns a copy of the schema v without `secret` keywords. It
-// descends only into the keywords whose values are schemas, so a property
-// called "secret", or `secret` inside a default, enum or const value, stays.
+// stripSecret returns a copy of the schema v without `secret` and `split`
+// keywords. It descends only into the keywords whose values are schemas, so
+// a property called "secret", or `secret` inside a default, enum or const
+// value, stays.
 func stripSecret(v any) any {
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -36,7 +38,7 @@ func stripSecret(v any) any {
 	out := make(map[string]any, len(m))
 	for k, val := range m {
 		switch k {
-		case "secret":
+		case "secret", "split":
 			continue
 		case "properties", "patternProperties", "definitions":
 			out[k] = mapSchemas(val, stripSecret)

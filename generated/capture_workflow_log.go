@@ -220,6 +220,13 @@ func captureWorkflowLogMacro() *runtime.Macro {
 		Risk:        runtime.RiskRead,
 		Params:      json.RawMessage(CaptureWorkflowLogParamsSchema),
 		Result:      json.RawMessage(CaptureWorkflowLogResultSchema),
+		Splits: []runtime.ArgSplit{{
+			Param:   "owner",
+			Pattern: "^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<repo>[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*)$",
+		}, {
+			Param:   "repo",
+			Pattern: "^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<repo>[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*)$",
+		}},
 		Examples: []runtime.Example{
 			{Say: "get the log of GitHub Actions run 8812345678 in cli/cli", Args: json.RawMessage(`{"owner":"cli","repo":"cli","runId":8812345678}`)},
 			{Say: "why did CI run 4401 fail in my-org/api-gateway? show me the output", Args: json.RawMessage(`{"owner":"my-org","repo":"api-gateway","runId":4401}`)},

@@ -324,6 +324,13 @@ func closeStaleIssuesMacro() *runtime.Macro {
 		Risk:        runtime.RiskDangerous,
 		Params:      json.RawMessage(CloseStaleIssuesParamsSchema),
 		Result:      json.RawMessage(CloseStaleIssuesResultSchema),
+		Splits: []runtime.ArgSplit{{
+			Param:   "owner",
+			Pattern: "^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<repo>[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*)$",
+		}, {
+			Param:   "repo",
+			Pattern: "^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<repo>[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*)$",
+		}},
 		Examples: []runtime.Example{
 			{Say: "which issues in prometheus/alertmanager have gone stale?", Args: json.RawMessage(`{"owner":"prometheus","repo":"alertmanager"}`)},
 			{Say: "list issues in my-org/web-app open for over a year with no comments at all", Args: json.RawMessage(`{"maxComments":0,"minDaysOpen":365,"owner":"my-org","repo":"web-app"}`)},

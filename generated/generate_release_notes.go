@@ -364,6 +364,13 @@ func generateReleaseNotesMacro() *runtime.Macro {
 		Risk:        runtime.RiskRead,
 		Params:      json.RawMessage(GenerateReleaseNotesParamsSchema),
 		Result:      json.RawMessage(GenerateReleaseNotesResultSchema),
+		Splits: []runtime.ArgSplit{{
+			Param:   "owner",
+			Pattern: "^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<repo>[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*)$",
+		}, {
+			Param:   "repo",
+			Pattern: "^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<repo>[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*)$",
+		}},
 		Examples: []runtime.Example{
 			{Say: "release notes for prometheus/prometheus from v2.50.0 to v2.51.0", Args: json.RawMessage(`{"base":"v2.50.0","head":"v2.51.0","owner":"prometheus","repo":"prometheus"}`)},
 			{Say: "write the changelog of astral-sh/ruff between 0.4.0 and 0.5.0", Args: json.RawMessage(`{"base":"0.4.0","head":"0.5.0","owner":"astral-sh","repo":"ruff"}`)},

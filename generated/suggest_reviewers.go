@@ -15,7 +15,7 @@ type SuggestReviewersParams struct {
 	Owner string `json:"owner"`
 	// Repo: the repository name, the part after the slash in owner/repo (go in golang/go, next.js in vercel/next.js). Required.
 	Repo string `json:"repo"`
-	// Number: the pull request number, as in PR. Required.
+	// Number: the pull request number, as in PR #123 or .../pull/123. Required.
 	Number int64 `json:"number"`
 	// Max: how many reviewers to suggest, 1 to 10 (default 3). Default 3 (applied by the runtime when the argument is omitted).
 	Max int64 `json:"max"`
@@ -439,7 +439,7 @@ func SuggestReviewers(ctx context.Context, x *runtime.Exec, p SuggestReviewersPa
 }
 
 // SuggestReviewersParamsSchema is the JSON Schema (draft-07) of the arguments of macro suggest_reviewers.
-const SuggestReviewersParamsSchema = `{"properties":{"max":{"default":3,"description":"how many reviewers to suggest, 1 to 10 (default 3)","maximum":10,"minimum":1,"type":"integer"},"number":{"description":"the pull request number, as in PR","minimum":1,"type":"integer"},"owner":{"description":"the account or organization, the part before the slash in owner/repo (golang in golang/go)","maxLength":39,"minLength":1,"pattern":"^[A-Za-z0-9][A-Za-z0-9-]*$","type":"string"},"repo":{"description":"the repository name, the part after the slash in owner/repo (go in golang/go, next.js in vercel/next.js)","maxLength":100,"minLength":1,"pattern":"^[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*$","type":"string"}},"required":["owner","repo","number"],"type":"object"}`
+const SuggestReviewersParamsSchema = `{"properties":{"max":{"default":3,"description":"how many reviewers to suggest, 1 to 10 (default 3)","maximum":10,"minimum":1,"type":"integer"},"number":{"description":"the pull request number, as in PR #123 or .../pull/123","minimum":1,"type":"integer"},"owner":{"description":"the account or organization, the part before the slash in owner/repo (golang in golang/go)","maxLength":39,"minLength":1,"pattern":"^[A-Za-z0-9][A-Za-z0-9-]*$","type":"string"},"repo":{"description":"the repository name, the part after the slash in owner/repo (go in golang/go, next.js in vercel/next.js)","maxLength":100,"minLength":1,"pattern":"^[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*$","type":"string"}},"required":["owner","repo","number"],"type":"object"}`
 
 // SuggestReviewersResultSchema is the JSON Schema (draft-07) of the result of macro suggest_reviewers.
 const SuggestReviewersResultSchema = `{"properties":{"already_requested":{"description":"reviewers already requested","items":{"type":"string"},"type":"array"},"author":{"description":"the pull request's author (never suggested)","type":"string"},"codeowners_file":{"description":"the CODEOWNERS file used, empty when there is none","type":"string"},"history":{"description":"which commits were read for recent committers","type":"string"},"reviewers":{"description":"best first","items":{"properties":{"login":{"description":"a user login, or org/team for a team","type":"string"},"owned_files":{"description":"changed files it owns by CODEOWNERS","type":"integer"},"reason":{"type":"string"},"touched_files":{"description":"changed paths it recently committed to","type":"integer"}},"type":"object"},"type":"array"},"summary":{"type":"string"}},"required":["summary","reviewers","author","already_requested","codeowners_file","history"],"type":"object"}`
@@ -454,9 +454,16 @@ func suggestReviewersMacro() *runtime.Macro {
 		Risk:        runtime.RiskRead,
 		Params:      json.RawMessage(SuggestReviewersParamsSchema),
 		Result:      json.RawMessage(SuggestReviewersResultSchema),
+		Splits: []runtime.ArgSplit{{
+			Param:   "owner",
+			Pattern: "^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<repo>[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*)$",
+		}, {
+			Param:   "repo",
+			Pattern: "^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<repo>[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*)$",
+		}},
 		Examples: []runtime.Example{
 			{Say: "who should review PR 2210 in pytorch/vision?", Args: json.RawMessage(`{"number":2210,"owner":"pytorch","repo":"vision"}`)},
-			{Say: "pick reviewers for pull request", Args: json.RawMessage(`{"number":56,"owner":"my-org","repo":"auth-service"}`)},
+			{Say: "pick reviewers for pull request #56 of my-org/auth-service", Args: json.RawMessage(`{"number":56,"owner":"my-org","repo":"auth-service"}`)},
 			{Say: "which code owners need to look at pull/918 in grafana/grafana", Args: json.RawMessage(`{"number":918,"owner":"grafana","repo":"grafana"}`)},
 			{Say: "suggest one reviewer who knows the files touched by PR 12 in octo-cat/dotfiles", Args: json.RawMessage(`{"max":1,"number":12,"owner":"octo-cat","repo":"dotfiles"}`)},
 			{Say: "give me up to 6 people who could review hashicorp/consul pull request 4410", Args: json.RawMessage(`{"max":6,"number":4410,"owner":"hashicorp","repo":"consul"}`)},

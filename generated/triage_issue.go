@@ -15,7 +15,7 @@ type TriageIssueParams struct {
 	Owner string `json:"owner"`
 	// Repo: the repository name, the part after the slash in owner/repo (go in golang/go, next.js in vercel/next.js). Required.
 	Repo string `json:"repo"`
-	// Number: the issue number, as in issue. Required.
+	// Number: the issue number, as in issue #123 or .../issues/123. Required.
 	Number int64 `json:"number"`
 	// Apply: false (default) only reports; true also writes the labels on the issue. Set true only when the user asks to apply or write the labels for real, not for a dry run. Default false (applied by the runtime when the argument is omitted).
 	Apply bool `json:"apply"`
@@ -458,7 +458,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 }
 
 // TriageIssueParamsSchema is the JSON Schema (draft-07) of the arguments of macro triage_issue.
-const TriageIssueParamsSchema = `{"properties":{"apply":{"default":false,"description":"false (default) only reports; true also writes the labels on the issue. Set true only when the user asks to apply or write the labels for real, not for a dry run.","type":"boolean"},"number":{"description":"the issue number, as in issue","minimum":1,"type":"integer"},"owner":{"description":"the account or organization, the part before the slash in owner/repo (golang in golang/go)","maxLength":39,"minLength":1,"pattern":"^[A-Za-z0-9][A-Za-z0-9-]*$","type":"string"},"repo":{"description":"the repository name, the part after the slash in owner/repo (go in golang/go, next.js in vercel/next.js)","maxLength":100,"minLength":1,"pattern":"^[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*$","type":"string"}},"required":["owner","repo","number"],"type":"object"}`
+const TriageIssueParamsSchema = `{"properties":{"apply":{"default":false,"description":"false (default) only reports; true also writes the labels on the issue. Set true only when the user asks to apply or write the labels for real, not for a dry run.","type":"boolean"},"number":{"description":"the issue number, as in issue #123 or .../issues/123","minimum":1,"type":"integer"},"owner":{"description":"the account or organization, the part before the slash in owner/repo (golang in golang/go)","maxLength":39,"minLength":1,"pattern":"^[A-Za-z0-9][A-Za-z0-9-]*$","type":"string"},"repo":{"description":"the repository name, the part after the slash in owner/repo (go in golang/go, next.js in vercel/next.js)","maxLength":100,"minLength":1,"pattern":"^[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*$","type":"string"}},"required":["owner","repo","number"],"type":"object"}`
 
 // TriageIssueResultSchema is the JSON Schema (draft-07) of the result of macro triage_issue.
 const TriageIssueResultSchema = `{"properties":{"applied":{"description":"whether the labels were written to GitHub","type":"boolean"},"bucket":{"enum":["bug","feature","question","docs","security","other"],"type":"string"},"duplicate_count":{"description":"how many earlier issues look like duplicates","type":"integer"},"duplicates":{"description":"the first five likely duplicates","items":{"properties":{"number":{"type":"integer"},"state":{"type":"string"},"title":{"type":"string"},"url":{"type":"string"}},"type":"object"},"type":"array"},"labels":{"description":"the labels for the issue","items":{"type":"string"},"type":"array"},"reason":{"description":"the signal that decided the bucket","type":"string"},"summary":{"description":"one line on the issue","type":"string"},"title":{"type":"string"},"url":{"type":"string"}},"required":["bucket","labels","summary","reason","title","url","duplicate_count","duplicates","applied"],"type":"object"}`
@@ -473,9 +473,16 @@ func triageIssueMacro() *runtime.Macro {
 		Risk:        runtime.RiskAct,
 		Params:      json.RawMessage(TriageIssueParamsSchema),
 		Result:      json.RawMessage(TriageIssueResultSchema),
+		Splits: []runtime.ArgSplit{{
+			Param:   "owner",
+			Pattern: "^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<repo>[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*)$",
+		}, {
+			Param:   "repo",
+			Pattern: "^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<repo>[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*)$",
+		}},
 		Examples: []runtime.Example{
 			{Say: "triage issue 5120 in hashicorp/terraform", Args: json.RawMessage(`{"number":5120,"owner":"hashicorp","repo":"terraform"}`)},
-			{Say: "is issue", Args: json.RawMessage(`{"number":88,"owner":"pallets","repo":"flask"}`)},
+			{Say: "is issue #88 on pallets/flask a bug report or a feature request?", Args: json.RawMessage(`{"number":88,"owner":"pallets","repo":"flask"}`)},
 			{Say: "somebody reported a crash in issues/431 of sveltejs/svelte, what is it and has it been reported before", Args: json.RawMessage(`{"number":431,"owner":"sveltejs","repo":"svelte"}`)},
 			{Say: "find duplicates of issue 17 in my-team/mobile-app", Args: json.RawMessage(`{"number":17,"owner":"my-team","repo":"mobile-app"}`)},
 			{Say: "classify issue 2049 in denoland/deno and put the labels on it", Args: json.RawMessage(`{"apply":true,"number":2049,"owner":"denoland","repo":"deno"}`)},

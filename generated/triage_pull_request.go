@@ -15,7 +15,7 @@ type TriagePullRequestParams struct {
 	Owner string `json:"owner"`
 	// Repo: the repository name, the part after the slash in owner/repo (go in golang/go, next.js in vercel/next.js). Required.
 	Repo string `json:"repo"`
-	// Number: the pull request number, as in PR. Required.
+	// Number: the pull request number, as in PR #123 or .../pull/123. Required.
 	Number int64 `json:"number"`
 	// Apply: false (default) only reports the bucket; true also writes the label on the pull request. Set true only when the user asks to apply or write the label for real, not for a dry run. Default false (applied by the runtime when the argument is omitted).
 	Apply bool `json:"apply"`
@@ -491,7 +491,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 }
 
 // TriagePullRequestParamsSchema is the JSON Schema (draft-07) of the arguments of macro triage_pull_request.
-const TriagePullRequestParamsSchema = `{"properties":{"apply":{"default":false,"description":"false (default) only reports the bucket; true also writes the label on the pull request. Set true only when the user asks to apply or write the label for real, not for a dry run.","type":"boolean"},"number":{"description":"the pull request number, as in PR","minimum":1,"type":"integer"},"owner":{"description":"the account or organization, the part before the slash in owner/repo (golang in golang/go)","maxLength":39,"minLength":1,"pattern":"^[A-Za-z0-9][A-Za-z0-9-]*$","type":"string"},"repo":{"description":"the repository name, the part after the slash in owner/repo (go in golang/go, next.js in vercel/next.js)","maxLength":100,"minLength":1,"pattern":"^[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*$","type":"string"}},"required":["owner","repo","number"],"type":"object"}`
+const TriagePullRequestParamsSchema = `{"properties":{"apply":{"default":false,"description":"false (default) only reports the bucket; true also writes the label on the pull request. Set true only when the user asks to apply or write the label for real, not for a dry run.","type":"boolean"},"number":{"description":"the pull request number, as in PR #123 or .../pull/123","minimum":1,"type":"integer"},"owner":{"description":"the account or organization, the part before the slash in owner/repo (golang in golang/go)","maxLength":39,"minLength":1,"pattern":"^[A-Za-z0-9][A-Za-z0-9-]*$","type":"string"},"repo":{"description":"the repository name, the part after the slash in owner/repo (go in golang/go, next.js in vercel/next.js)","maxLength":100,"minLength":1,"pattern":"^[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*$","type":"string"}},"required":["owner","repo","number"],"type":"object"}`
 
 // TriagePullRequestResultSchema is the JSON Schema (draft-07) of the result of macro triage_pull_request.
 const TriagePullRequestResultSchema = `{"properties":{"applied":{"description":"whether the label was written to GitHub","type":"boolean"},"bucket":{"enum":["bug","feature","docs","tests","ci","dependencies","refactor","chore"],"type":"string"},"label":{"description":"the GitHub label for the bucket","type":"string"},"reason":{"description":"the signal that decided the bucket","type":"string"},"summary":{"description":"one line on the pull request","type":"string"},"title":{"type":"string"},"url":{"type":"string"}},"required":["bucket","label","summary","reason","title","url","applied"],"type":"object"}`
@@ -506,9 +506,16 @@ func triagePullRequestMacro() *runtime.Macro {
 		Risk:        runtime.RiskAct,
 		Params:      json.RawMessage(TriagePullRequestParamsSchema),
 		Result:      json.RawMessage(TriagePullRequestResultSchema),
+		Splits: []runtime.ArgSplit{{
+			Param:   "owner",
+			Pattern: "^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<repo>[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*)$",
+		}, {
+			Param:   "repo",
+			Pattern: "^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<repo>[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*)$",
+		}},
 		Examples: []runtime.Example{
 			{Say: "triage pull request 4821 in kubernetes/ingress-nginx", Args: json.RawMessage(`{"number":4821,"owner":"kubernetes","repo":"ingress-nginx"}`)},
-			{Say: "is PR", Args: json.RawMessage(`{"number":77,"owner":"spf13","repo":"cobra"}`)},
+			{Say: "is PR #77 on spf13/cobra a bug fix or a new feature?", Args: json.RawMessage(`{"number":77,"owner":"spf13","repo":"cobra"}`)},
 			{Say: "what sort of change is pull/310 in tailwindlabs/tailwindcss, one line please", Args: json.RawMessage(`{"number":310,"owner":"tailwindlabs","repo":"tailwindcss"}`)},
 			{Say: "categorize the newest PR, number 18, in my-org/billing-api", Args: json.RawMessage(`{"number":18,"owner":"my-org","repo":"billing-api"}`)},
 			{Say: "triage PR 64 in grafana/loki and put the label on it for real", Args: json.RawMessage(`{"apply":true,"number":64,"owner":"grafana","repo":"loki"}`)},

@@ -8,13 +8,15 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/xeipuuv/gojsonschema"
 )
 
 // Repair is one change NormalizeArgs made to a model's arguments, kept in
 // the session log so a reviewer sees exactly what was not taken verbatim.
 type Repair struct {
 	Pointer string `json:"pointer"`
-	Kind    string `json:"kind"` // dropped_null, placeholder, string_to_number, string_to_bool, json_string, integral_float
+	Kind    string `json:"kind"` // dropped_null, placeholder, string_to_number, string_to_bool, json_string, integral_float, split
 	From    any    `json:"from"`
 	To      any    `json:"to,omitempty"`
 }
@@ -28,7 +30,8 @@ var placeholderRE = regexp.MustCompile(`^(?:<[A-Za-z_][A-Za-z0-9_ -]{0,38}>|<nil
 // and required params are reported missing), numeric and boolean strings
 // become numbers and booleans where the schema wants them, a JSON-encoded
 // array or object in a string becomes the value, and 5.0 becomes 5 for an
-// integer. Unknown properties are never dropped or renamed: a model that
+// integer; then the spec's split annotations (ArgSplit) take composite
+// values apart. Unknown properties are never dropped or renamed: a model that
 // says maxDaysOpen did not say minDaysOpen. args that are not a JSON object
 // come back unchanged, for Validate to reject.
 func (m *Macro) NormalizeArgs(args json.RawMessage) (json.RawMessage, []Repair) {
@@ -43,6 +46,8 @@ func (m *Macro) NormalizeArgs(args json.RawMessage) (json.RawMessage, []Repair) 
 	}
 	var repairs []Repair
 	normalizeObject(m.rawParams, obj, "", &repairs)
+	props, _ := m.rawParams["properties"].(map[string]any)
+	applySplits(m.splits, props, obj, &repairs)
 	if len(repairs) == 0 {
 		return args, nil
 	}
@@ -202,4 +207,118 @@ func (r Repair) String() string {
 		return fmt.Sprintf("%s: %v dropped (%s)", r.Pointer, r.From, r.Kind)
 	}
 	return fmt.Sprintf("%s: %v -> %v (%s)", r.Pointer, r.From, r.To, r.Kind)
+}
+
+// ArgSplit is a parameter's `split:` annotation: Pattern is a regular
+// expression whose named groups name parameters. Weak models put a
+// composite value into one parameter ("golang/go" as repo, owner left
+// out); when the value of Param is one its own schema rejects and Pattern
+// matches all of it, NormalizeArgs takes it apart into the groups'
+// parameters (repair kind "split"). It never overwrites a different value
+// the model gave for one of them: the call is then left for validation to
+// reject.
+type ArgSplit struct {
+	Param   string
+	Pattern string
+}
+
+type compiledSplit struct {
+	param  string
+	re     *regexp.Regexp
+	own    *gojsonschema.Schema // Param's own schema
+	groups []string             // the named groups, in order
+}
+
+// compileSplits compiles the annotations against the params schema.
+func compileSplits(splits []ArgSplit, params map[string]any) ([]compiledSplit, error) {
+	props, _ := params["properties"].(map[string]any)
+	var out []compiledSplit
+	for _, s := range splits {
+		sub, ok := props[s.Param].(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("split on %q: no such parameter", s.Param)
+		}
+		re, err := regexp.Compile(s.Pattern)
+		if err != nil {
+			return nil, fmt.Errorf("split on %q: %w", s.Param, err)
+		}
+		own, err := gojsonschema.NewSchema(gojsonschema.NewGoLoader(sub))
+		if err != nil {
+			return nil, fmt.Errorf("split on %q: the parameter's schema: %w", s.Param, err)
+		}
+		cs := compiledSplit{param: s.Param, re: re, own: own}
+		for _, g := range re.SubexpNames()[1:] {
+			if g == "" {
+				continue
+			}
+			if _, ok := props[g].(map[string]any); !ok {
+				return nil, fmt.Errorf("split on %q: group %q names no parameter", s.Param, g)
+			}
+			cs.groups = append(cs.groups, g)
+		}
+		out = append(out, cs)
+	}
+	return out, nil
+}
+
+// applySplits runs the split annotations over obj (after the type repairs).
+func applySplits(splits []compiledSplit, props map[string]any, obj map[string]any, repairs *[]Repair) {
+	for _, s := range splits {
+		v, ok := obj[s.param].(string)
+		if !ok {
+			continue
+		}
+		if r, err := s.own.Validate(gojsonschema.NewGoLoader(v)); err != nil || r.Valid() {
+			continue // a value the parameter accepts is the model's to give
+		}
+		loc := s.re.FindStringSubmatchIndex(v)
+		if loc == nil || loc[0] != 0 || loc[1] != len(v) {
+			continue
+		}
+		parts := map[string]any{}
+		consistent := true
+		for i, name := range s.re.SubexpNames() {
+			if name == "" || i == 0 || loc[2*i] < 0 {
+				continue // an optional group that took no part fills nothing
+			}
+			schema, _ := props[name].(map[string]any)
+			val, kind, drop := normalizeValue(schema, v[loc[2*i]:loc[2*i+1]])
+			if drop || (kind == "" && !allows(schemaTypes(schema), "string") && len(schemaTypes(schema)) > 0) {
+				consistent = false // "abc" for an integer: not this split
+				break
+			}
+			parts[name] = val
+			if name == s.param {
+				continue
+			}
+			if old, given := obj[name]; given && !emptyArg(old) && !JSONEqual(old, val) {
+				consistent = false // the model said something else: do not overrule it
+				break
+			}
+		}
+		if !consistent {
+			continue
+		}
+		from := map[string]any{s.param: v}
+		for _, name := range s.groups {
+			val, filled := parts[name]
+			if !filled {
+				continue
+			}
+			if old, given := obj[name]; given && name != s.param {
+				from[name] = old
+			}
+			obj[name] = val
+		}
+		if _, kept := parts[s.param]; !kept {
+			delete(obj, s.param)
+		}
+		*repairs = append(*repairs, Repair{Pointer: "/" + s.param, Kind: "split", From: from, To: parts})
+	}
+}
+
+// emptyArg reports whether a model left an argument blank.
+func emptyArg(v any) bool {
+	s, ok := v.(string)
+	return ok && strings.TrimSpace(s) == ""
 }

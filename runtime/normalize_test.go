@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -50,5 +51,70 @@ func TestNormalizeArgs(t *testing.T) {
 				t.Errorf("repairs %v, want %d", reps, tc.repairs)
 			}
 		})
+	}
+}
+
+// TestNormalizeSplits: a composite value in one parameter is taken apart
+// only when that parameter rejects it, the pattern matches all of it, and
+// no other argument says something different.
+func TestNormalizeSplits(t *testing.T) {
+	m := &Macro{Name: "s", Risk: RiskRead, Handler: func(context.Context, *Exec, json.RawMessage) (any, error) { return nil, nil },
+		Params: json.RawMessage(`{"type":"object","required":["owner","repo","number"],"properties":{
+			"owner":{"type":"string","minLength":1,"pattern":"^[A-Za-z0-9-]+$"},
+			"repo":{"type":"string","minLength":1,"pattern":"^[A-Za-z0-9._-]+$"},
+			"number":{"type":"integer","minimum":1}}}`),
+		Splits: []ArgSplit{{Param: "repo", Pattern: `^(?P<owner>[A-Za-z0-9-]+)/(?P<repo>[A-Za-z0-9._-]+)(?:#(?P<number>[0-9]+))?$`}}}
+	if _, err := NewRegistry(m); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, in, want string
+		split          bool
+	}{
+		{"owner missing", `{"repo":"nodejs/node","number":88}`, `{"owner":"nodejs","repo":"node","number":88}`, true},
+		{"owner empty", `{"owner":"","repo":"vercel/next.js","number":12}`, `{"owner":"vercel","repo":"next.js","number":12}`, true},
+		{"owner repeated", `{"owner":"nodejs","repo":"nodejs/node","number":1}`, `{"owner":"nodejs","repo":"node","number":1}`, true},
+		{"number from the value too", `{"repo":"golang/go#42"}`, `{"owner":"golang","repo":"go","number":42}`, true},
+		{"number as given agrees", `{"repo":"golang/go#42","number":"42"}`, `{"owner":"golang","repo":"go","number":42}`, true},
+		{"owner contradicts: left for validation", `{"owner":"microsoft","repo":"nodejs/node","number":1}`, `{"owner":"microsoft","repo":"nodejs/node","number":1}`, false},
+		{"number contradicts", `{"repo":"golang/go#42","number":7}`, `{"repo":"golang/go#42","number":7}`, false},
+		{"a valid repo is never split", `{"owner":"a","repo":"node","number":1}`, `{"owner":"a","repo":"node","number":1}`, false},
+		{"no full match", `{"repo":"a/b/c","number":1}`, `{"repo":"a/b/c","number":1}`, false},
+		{"not a string", `{"repo":5,"number":1}`, `{"repo":5,"number":1}`, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, reps := m.NormalizeArgs(json.RawMessage(tc.in))
+			var a, b any
+			_ = json.Unmarshal(out, &a)
+			_ = json.Unmarshal([]byte(tc.want), &b)
+			ga, _ := json.Marshal(a)
+			gb, _ := json.Marshal(b)
+			if string(ga) != string(gb) {
+				t.Errorf("got %s, want %s", out, tc.want)
+			}
+			split := false
+			for _, r := range reps {
+				if r.Kind == "split" {
+					split = true
+					if r.Pointer != "/repo" {
+						t.Errorf("repair %+v", r)
+					}
+				}
+			}
+			if split != tc.split {
+				t.Errorf("split = %v, want %v (repairs %v)", split, tc.split, reps)
+			}
+			if tc.split {
+				if _, cerr := m.Validate(out); cerr != nil {
+					t.Errorf("split arguments do not validate: %v", cerr)
+				}
+			}
+		})
+	}
+	// A split that names no parameter is refused when the macro registers.
+	bad := &Macro{Name: "b", Risk: RiskRead, Handler: m.Handler, Params: m.Params, Splits: []ArgSplit{{Param: "repo", Pattern: `^(?P<ownr>.+)$`}}}
+	if _, err := NewRegistry(bad); err == nil || !strings.Contains(err.Error(), `group "ownr" names no parameter`) {
+		t.Errorf("registering a bad split: %v", err)
 	}
 }

@@ -44,7 +44,9 @@ type Macro struct {
 	Params json.RawMessage
 	Result json.RawMessage
 	// Secrets names the top-level params whose values are redacted everywhere.
-	Secrets  []string
+	Secrets []string
+	// Splits are the spec's `split:` annotations, applied by NormalizeArgs.
+	Splits   []ArgSplit
 	Examples []Example
 	// Env lists the environment variables the macro's templates read
 	// ({{ env.NAME }}), sorted. Recorders use it to keep deployment URLs
@@ -57,6 +59,7 @@ type Macro struct {
 	once      sync.Once
 	schema    *gojsonschema.Schema
 	rawParams map[string]any // the params schema, decoded, for defaults
+	splits    []compiledSplit
 	err       error
 }
 
@@ -80,6 +83,9 @@ func (m *Macro) compiled() (*gojsonschema.Schema, error) {
 			return
 		}
 		m.rawParams = raw
+		if m.splits, m.err = compileSplits(m.Splits, raw); m.err != nil {
+			m.err = fmt.Errorf("macro %s: %w", m.Name, m.err)
+		}
 	})
 	return m.schema, m.err
 }

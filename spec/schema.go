@@ -13,7 +13,7 @@ import (
 )
 
 // schemaKeywords are the draft-07 keywords params and result may use, plus
-// macrokit's `secret` annotation.
+// macrokit's `secret` and `split` annotations.
 var schemaKeywords = []string{
 	"$schema", "$comment", "title", "description", "default", "readOnly", "writeOnly", "examples",
 	"multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength",
@@ -21,7 +21,7 @@ var schemaKeywords = []string{
 	"contains", "maxProperties", "minProperties", "required", "additionalProperties",
 	"properties", "patternProperties", "dependencies", "propertyNames", "const", "enum", "type",
 	"format", "contentMediaType", "contentEncoding", "if", "then", "else", "allOf", "anyOf",
-	"oneOf", "not", "secret",
+	"oneOf", "not", "secret", "split",
 }
 
 // unsupportedKeywords are valid draft-07 keywords macrokit rejects, and why.
@@ -34,6 +34,7 @@ var unsupportedKeywords = map[string]string{
 // keywordKinds says which types a type-specific keyword applies to.
 var keywordKinds = map[string][]Kind{
 	"minLength": {KindString}, "maxLength": {KindString}, "pattern": {KindString}, "format": {KindString},
+	"split":            {KindString},
 	"contentMediaType": {KindString}, "contentEncoding": {KindString},
 	"minimum": {KindInteger, KindNumber}, "maximum": {KindInteger, KindNumber},
 	"exclusiveMinimum": {KindInteger, KindNumber}, "exclusiveMaximum": {KindInteger, KindNumber},
@@ -76,6 +77,7 @@ func (p *parser) schema(n *yaml.Node, path string) *Schema {
 	p.metaValidate(s.Raw, n, path, reported)
 	if len(p.diags) != before {
 		p.checkDefaults(s.Type, s.Raw, n, path, reported)
+		p.checkSplits(s, path)
 		return s
 	}
 	if _, err := compileSchema(s.Raw); err != nil {
@@ -83,7 +85,81 @@ func (p *parser) schema(n *yaml.Node, path string) *Schema {
 		return s
 	}
 	p.checkDefaults(s.Type, s.Raw, n, path, reported)
+	p.checkSplits(s, path)
 	return s
+}
+
+// topParamRE matches the path of a top-level parameter's schema.
+var topParamRE = regexp.MustCompile(`^params\.properties\.[A-Za-z][A-Za-z0-9_]*$`)
+
+// splitPattern checks a `split:` annotation on its own: a top-level string
+// parameter's, a regular expression with named groups.
+func (p *parser) splitPattern(n *yaml.Node, path, schemaPath string) {
+	s, ok := p.text(n, path)
+	if !ok {
+		return
+	}
+	if !topParamRE.MatchString(schemaPath) {
+		p.errf(n, path, "split applies only to top-level parameters (params.properties.NAME)")
+		return
+	}
+	re, err := regexp.Compile(s)
+	if err != nil {
+		p.errf(n, path, "invalid regular expression: %s", regexpError(err))
+		return
+	}
+	named := 0
+	for _, g := range re.SubexpNames()[1:] {
+		if g != "" {
+			named++
+		}
+	}
+	if named == 0 {
+		p.errf(n, path, "split needs named groups, one per parameter it fills: (?P<owner>[^/]+)/(?P<repo>[^/]+)")
+	}
+}
+
+// checkSplits checks that the named groups of every `split:` name
+// parameters of a scalar type, each at most once.
+func (p *parser) checkSplits(s *Schema, path string) {
+	if path != "params" {
+		return
+	}
+	for _, prop := range s.Properties() {
+		if prop.Split == "" {
+			continue
+		}
+		re, err := regexp.Compile(prop.Split)
+		if err != nil {
+			continue // reported by splitPattern
+		}
+		at := path + ".properties." + prop.Name + ".split"
+		seen := map[string]bool{}
+		for _, g := range re.SubexpNames()[1:] {
+			if g == "" {
+				continue
+			}
+			if seen[g] {
+				p.at(prop.SplitPos, at, "group %q is named twice", g)
+				continue
+			}
+			seen[g] = true
+			target := s.Property(g)
+			if target == nil {
+				var names []string
+				for _, q := range s.Properties() {
+					names = append(names, q.Name)
+				}
+				p.at(prop.SplitPos, at, "group %q names no parameter%s", g, didYouMean(g, names))
+				continue
+			}
+			switch target.Type.Kind {
+			case KindString, KindInteger, KindNumber, KindBoolean:
+			default:
+				p.at(prop.SplitPos, at, "group %q fills parameter %s of type %s; split fills strings, numbers and booleans", g, g, target.Type.Kind)
+			}
+		}
+	}
 }
 
 // schemaType checks one (sub)schema and returns its typed view.
@@ -162,6 +238,9 @@ func (p *parser) schemaType(n *yaml.Node, path string, root bool) (*Type, *mappi
 				}
 			}
 		}
+		if sn := m.get("split"); sn != nil {
+			p.splitPattern(sn, m.sub("split"), path)
+		}
 	case KindArray:
 		in := m.get("items")
 		switch {
@@ -229,6 +308,9 @@ func (p *parser) schemaProps(m *mapping) []*Property {
 			if sm != nil {
 				if dn := sm.get("description"); isString(dn) {
 					prop.Description = dn.Value
+				}
+				if sn := sm.get("split"); sn != nil && isString(sn) {
+					prop.Split, prop.SplitPos = sn.Value, p.pos(sn)
 				}
 				if sn := sm.get("secret"); sn != nil {
 					var b bool

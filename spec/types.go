@@ -48,7 +48,13 @@ type Property struct {
 	HasDefault bool // whether Default is set
 	// Secret marks a sensitive value (`secret: true`): it is redacted in
 	// traces, must not appear in URLs and must not be returned.
-	Secret   bool
+	Secret bool
+	// Split is the `split:` annotation of a top-level string parameter: a
+	// regular expression whose named groups name parameters. A value the
+	// parameter's own schema rejects but Split matches is taken apart into
+	// those parameters (runtime.ArgSplit); "" when there is none.
+	Split    string
+	SplitPos Pos  // where Split is written
 	Required bool // listed in the schema's required (for primitives: must be given)
 	Pos      Pos  // where the property is declared
 }

@@ -277,6 +277,14 @@ func (p *parser) text(n *yaml.Node, path string) (string, bool) {
 		p.errf(n, path, "expected a string, got %s", describe(n))
 		return "", false
 	}
+	if c := n.LineComment; n.Style == 0 && len(c) > 1 && c[0] == '#' && !strings.ContainsRune(" \t#", rune(c[1])) {
+		// "say: is issue #88 on x/y" is the text "is issue" and a comment.
+		// A comment written as a comment has a space after the "#".
+		if len(c) > 40 {
+			c = c[:40] + "…"
+		}
+		p.errf(n, path, "the text stops before %q: in YAML \" #\" starts a comment; quote the whole text", c)
+	}
 	return n.Value, true
 }
 
