@@ -71,6 +71,7 @@ func (p *parser) jsonScalar(n *yaml.Node, path string) (any, bool) {
 		}
 		return f, true
 	}
+	p.checkCut(n, path)
 	return n.Value, true
 }
 

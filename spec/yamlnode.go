@@ -20,6 +20,7 @@ const maxExpandedNodes = 200_000
 type parser struct {
 	reporter
 	lines []string // source lines, to place references inside strings
+	cut   map[*yaml.Node]bool
 }
 
 func (p *parser) pos(n *yaml.Node) Pos {
@@ -277,15 +278,26 @@ func (p *parser) text(n *yaml.Node, path string) (string, bool) {
 		p.errf(n, path, "expected a string, got %s", describe(n))
 		return "", false
 	}
-	if c := n.LineComment; n.Style == 0 && len(c) > 1 && c[0] == '#' && !strings.ContainsRune(" \t#", rune(c[1])) {
-		// "say: is issue #88 on x/y" is the text "is issue" and a comment.
-		// A comment written as a comment has a space after the "#".
-		if len(c) > 40 {
-			c = c[:40] + "…"
-		}
-		p.errf(n, path, "the text stops before %q: in YAML \" #\" starts a comment; quote the whole text", c)
-	}
+	p.checkCut(n, path)
 	return n.Value, true
+}
+
+// checkCut reports a plain string that a YAML comment cut short: "say: is
+// issue #88 on x/y" is the text "is issue" and a comment. A comment
+// written as one has a space after the "#". Each node is reported once.
+func (p *parser) checkCut(n *yaml.Node, path string) {
+	c := n.LineComment
+	if n.Style != 0 || len(c) < 2 || c[0] != '#' || strings.ContainsRune(" \t#", rune(c[1])) || p.cut[n] {
+		return
+	}
+	if p.cut == nil {
+		p.cut = map[*yaml.Node]bool{}
+	}
+	p.cut[n] = true
+	if len(c) > 40 {
+		c = c[:40] + "…"
+	}
+	p.errf(n, path, "the text stops before %q: in YAML \" #\" starts a comment; quote the whole text", c)
 }
 
 // integer reads an integer scalar.
