@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -117,4 +118,48 @@ func TestNormalizeSplits(t *testing.T) {
 	if _, err := NewRegistry(bad); err == nil || !strings.Contains(err.Error(), `group "ownr" names no parameter`) {
 		t.Errorf("registering a bad split: %v", err)
 	}
+}
+
+// FuzzNormalizeArgs: any input gives valid JSON back, a split never
+// invents text (every value it sets is a piece of the value it split), and
+// normalizing twice changes nothing more.
+func FuzzNormalizeArgs(f *testing.F) {
+	m := &Macro{Name: "f", Risk: RiskRead, Handler: func(context.Context, *Exec, json.RawMessage) (any, error) { return nil, nil },
+		Params: json.RawMessage(`{"type":"object","properties":{
+			"owner":{"type":"string","pattern":"^[a-z-]+$"},"repo":{"type":"string","pattern":"^[a-z.]+$"},
+			"number":{"type":"integer"},"apply":{"type":"boolean"},"labels":{"type":"array","items":{"type":"string"}}}}`),
+		Splits: []ArgSplit{{Param: "repo", Pattern: `^(?P<owner>[a-z-]+)/(?P<repo>[a-z.]+)(?:#(?P<number>[0-9]+))?$`}}}
+	if _, err := NewRegistry(m); err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{`{"repo":"a/b"}`, `{"owner":"","repo":"a/b#12","number":"12"}`, `{"number":null,"apply":"true"}`, `{"labels":"[\"x\"]"}`, `[]`, `{"repo":"a/b","owner":"c"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out, reps := m.NormalizeArgs(json.RawMessage(in))
+		if len(reps) == 0 {
+			if string(out) != in {
+				t.Fatalf("no repairs but %q became %q", in, out)
+			}
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("%q gave invalid JSON %q", in, out)
+		}
+		for _, r := range reps {
+			if r.Kind != "split" {
+				continue
+			}
+			whole, _ := r.From.(map[string]any)["repo"].(string)
+			for _, v := range r.To.(map[string]any) {
+				if s := strings.TrimSpace(fmt.Sprint(v)); !strings.Contains(whole, s) {
+					t.Fatalf("split of %q set %q, which is not part of it", whole, s)
+				}
+			}
+		}
+		again, reps2 := m.NormalizeArgs(out)
+		if len(reps2) != 0 {
+			t.Fatalf("normalizing %q again repaired %v (%q -> %q)", out, reps2, out, again)
+		}
+	})
 }
