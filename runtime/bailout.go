@@ -31,6 +31,10 @@ const (
 	BailInvalidArguments BailOutCode = "invalid_arguments"
 	// BailExplicitEscalation: the user asked for a stronger model.
 	BailExplicitEscalation BailOutCode = "explicit_escalation"
+	// BailUngroundedArguments: a valid native call to an act or dangerous
+	// macro whose required values appear nowhere in the conversation
+	// (Macro.Ungrounded): the model invented them.
+	BailUngroundedArguments BailOutCode = "ungrounded_arguments"
 )
 
 // Candidate is a macro call recovered from a model's text or repaired from

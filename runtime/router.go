@@ -166,6 +166,10 @@ type Router struct {
 	// MaxExploreSteps caps the calls of one explore turn (0: default). In
 	// explore mode it, not MaxModelCalls, bounds the model calls.
 	MaxExploreSteps int
+	// NoGrounding turns off the check that the required values of a call to
+	// an act or dangerous macro appear in the conversation
+	// (ungrounded_arguments). Evals use it to measure the check.
+	NoGrounding bool
 	// ExploreURL is the site explore mode works on: paths in page_goto and
 	// http_request resolve against it until a page is open, and the prompt
 	// names it.
@@ -407,6 +411,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 	}
 
 	dispatched := map[string]bool{}
+	ground := groundText(req.Messages)
 	for {
 		res.Model = model.Name()
 		resp, err := ask(model)
@@ -418,7 +423,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 			res.Reply = "No answer from the model (" + err.Error() + "); nothing ran."
 			return res, err
 		}
-		call, bail := r.judge(resp, c.textBail, dispatched)
+		call, bail := r.judge(resp, c.textBail, dispatched, ground)
 		if bail == nil {
 			if call == nil {
 				res.Decision = DecisionReplied
@@ -446,7 +451,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 			r.event(c.turn, "halted", map[string]any{"code": string(bail.Code), "why": why})
 			res.Decision = DecisionBailedOut
 			res.Reply = haltMessage(bail, why)
-			if bail.Code == BailInvalidArguments && bail.Tool != "" {
+			if (bail.Code == BailInvalidArguments || bail.Code == BailUngroundedArguments) && bail.Tool != "" {
 				res.Macro = bail.Tool
 				if len(bail.Candidates) > 0 {
 					res.Args = bail.Candidates[0].Args
@@ -491,7 +496,10 @@ func callKey(name string, args json.RawMessage) string {
 // judge runs the bail-out detector over one model answer; textBail is
 // DetectText's verdict on a text-only answer. It returns the call to
 // dispatch (nil for a plain reply) or the fire.
-func (r *Router) judge(resp *llm.Response, textBail *BailOut, dispatched map[string]bool) (*pendingCall, *BailOut) {
+//
+// ground is the conversation's text (groundText): the values a call to an
+// act or dangerous macro may carry.
+func (r *Router) judge(resp *llm.Response, textBail *BailOut, dispatched map[string]bool, ground string) (*pendingCall, *BailOut) {
 	if len(resp.ToolCalls) == 0 {
 		return nil, textBail
 	}
@@ -511,6 +519,14 @@ func (r *Router) judge(resp *llm.Response, textBail *BailOut, dispatched map[str
 	}
 	if dispatched[callKey(m.Name, args)] {
 		return nil, &BailOut{Code: BailRepeatedToolCall, Tool: m.Name, Detail: "the model asked for the same call again in this turn"}
+	}
+	if m.Risk != RiskRead && !r.NoGrounding {
+		// A read with an invented value finds nothing; an act with one
+		// labels, closes or sends the wrong thing.
+		if bad := m.Ungrounded(args, ground); len(bad) > 0 {
+			return nil, &BailOut{Code: BailUngroundedArguments, Tool: m.Name, Candidates: []Candidate{{Name: m.Name, Args: args}},
+				Detail: strings.Join(bad, ", ") + " appear(s) nowhere in the conversation"}
+		}
 	}
 	return &pendingCall{ID: tc.ID, Name: m.Name, Args: args, Repairs: repairs}, nil
 }
@@ -568,6 +584,8 @@ func (r *Router) salvageable(ctx context.Context, turn int, b *BailOut) (*pendin
 		return nil, "nothing to salvage"
 	case BailInvalidArguments:
 		return nil, "the arguments do not fit the macro's schema"
+	case BailUngroundedArguments:
+		return nil, "the model made up values the request does not give"
 	}
 	var names []string
 	seen := map[string]bool{}
@@ -724,6 +742,8 @@ func haltMessage(b *BailOut, why string) string {
 	switch b.Code {
 	case BailInvalidArguments:
 		return fmt.Sprintf("I picked %s but could not fill its arguments: %s. Nothing ran; please say the missing or wrong values.", b.Tool, b.Detail)
+	case BailUngroundedArguments:
+		return fmt.Sprintf("I picked %s, but the model filled in %s, which your request does not say. Nothing ran; please give the value(s).", b.Tool, strings.TrimSuffix(b.Detail, " appear(s) nowhere in the conversation"))
 	case BailUnknownTool:
 		return fmt.Sprintf("The model asked for %q, which does not exist here; nothing ran.", b.Tool)
 	}

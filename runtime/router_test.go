@@ -90,12 +90,20 @@ func TestRouterTurns(t *testing.T) {
 		bail     []BailOutCode
 		ran      bool
 		wantArgs string // a substring of the dispatched args
+		request  string // default "a request"
+		noGround bool
 	}{
 		{name: "native call runs and is summarised", model: answers("m", native("greet", `{"name":"Ada"}`), text("Greeted Ada.")),
 			want: DecisionDispatched, macro: "greet", ran: true, wantArgs: `"tier":"free"`},
 		{name: "plain reply", model: answers("m", text("<think>hmm</think>I can't do that.")), want: DecisionReplied},
 		{name: "repairs before validation", model: answers("m", native("add_customer", `{"name":"Ada","vip":"true","seats":"3","tags":"[\"a\"]","note":null}`)),
-			want: DecisionDispatched, macro: "add_customer", ran: true, wantArgs: `"seats":3`},
+			request: "add ada as a customer", want: DecisionDispatched, macro: "add_customer", ran: true, wantArgs: `"seats":3`},
+		{name: "an invented value for an act macro halts", model: answers("m", native("add_customer", `{"name":"Ada"}`)),
+			request: "add a customer", want: DecisionBailedOut, macro: "add_customer", bail: []BailOutCode{BailUngroundedArguments}},
+		{name: "the grounding check can be turned off", model: answers("m", native("add_customer", `{"name":"Ada"}`), text("Added.")),
+			request: "add a customer", noGround: true, want: DecisionDispatched, macro: "add_customer", ran: true},
+		{name: "an invented value for a read macro runs", model: answers("m", native("greet", `{"name":"Zed"}`), text("Hi.")),
+			request: "say hello", want: DecisionDispatched, macro: "greet", ran: true},
 		{name: "invalid arguments halt", model: answers("m", native("greet", `{"name":"","count":0}`)),
 			want: DecisionBailedOut, macro: "greet", bail: []BailOutCode{BailInvalidArguments}},
 		{name: "unknown tool halts", model: answers("m", native("make_coffee", `{}`)), want: DecisionBailedOut, bail: []BailOutCode{BailUnknownTool}},
@@ -121,8 +129,12 @@ func TestRouterTurns(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r, _, _ := newRouter(t, tc.model)
-			r.SalvageApprover = tc.approve
-			res, err := r.NewConversation().Turn(context.Background(), "a request")
+			r.SalvageApprover, r.NoGrounding = tc.approve, tc.noGround
+			req := tc.request
+			if req == "" {
+				req = "a request"
+			}
+			res, err := r.NewConversation().Turn(context.Background(), req)
 			if err != nil {
 				t.Fatal(err)
 			}

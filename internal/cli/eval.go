@@ -20,6 +20,7 @@ func evalCommand(cfg *app.Config) *cli.Command {
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json"},
 		&cli.IntFlag{Name: "top-k", Value: runtime.DefaultCatalogK, Usage: "macros offered per turn above --catalog-threshold"},
 		&cli.IntFlag{Name: "catalog-threshold", Value: runtime.DefaultCatalogThreshold, Usage: "registry size above which retrieval picks the offered macros"},
+		&cli.BoolFlag{Name: "no-grounding", Usage: "turn off the check that an act or dangerous call's required values appear in the request (to measure it)"},
 		&cli.BoolFlag{Name: "progress", Usage: "print one line per task on stderr"},
 	}
 	// --replay here also accepts an upstream run file; the shared flag's
@@ -74,7 +75,7 @@ by feeding each recorded native call or raw text through this runtime.`,
 				opts.Progress = c.App.ErrWriter
 			}
 			r := &runtime.Router{Registry: cfg.Registry, Model: model, Fallback: fallback, DryRun: true, NoSummary: true, History: -1,
-				TopK: c.Int("top-k"), CatalogThreshold: c.Int("catalog-threshold")}
+				TopK: c.Int("top-k"), CatalogThreshold: c.Int("catalog-threshold"), NoGrounding: c.Bool("no-grounding")}
 			rep, err := eval.Run(c.Context, r, tasks, opts)
 			if err != nil {
 				return app.Failf("%v", err)

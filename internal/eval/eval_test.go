@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,6 +98,11 @@ func TestReplayUpstreamRuns(t *testing.T) {
 				}
 				if res.Error != "" {
 					t.Errorf("%s: %s", res.Task.ID, res.Error)
+				}
+				// The grounding check must never stop a call the model got
+				// right: the task's expected macro with its arguments.
+				if slices.Contains(res.BailOuts, string(runtime.BailUngroundedArguments)) && res.Score.Verdict == "full" {
+					t.Errorf("%s: grounding stopped a right call: %s %s", res.Task.ID, res.Routed, res.Args)
 				}
 			}
 			t.Logf("%s: ours %.2f%% (dispatched-only %.2f%%), upstream %.2f%%, bail-outs %v, salvaged %d, wrong dispatches %d",

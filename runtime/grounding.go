@@ -1,0 +1,154 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/macrokit/macrokit-go/llm"
+)
+
+// Ungrounded lists the required arguments of a routed call whose values
+// appear nowhere in what the user and the assistant said (ground): the
+// values a weak model invents when a request names no issue, no owner, no
+// number ("how do you decide if a PR is a bug?" -> triage_pull_request with
+// number 12345, owner "johnDoe"). Each entry reads `number=12345`.
+//
+// Only values a request can be expected to carry are checked: strings and
+// integers of required parameters. Enum members (a choice the model makes
+// from the wording), booleans, values equal to the schema's default,
+// `number`-typed amounts, and strings with a date or time format (models
+// compute those: "since last week") are not. A string is grounded when it
+// appears in the text ignoring case, spacing and punctuation runs; an
+// integer when it appears as a whole number, or as English number words
+// up to ninety-nine ("pull request twenty-three").
+func (m *Macro) Ungrounded(args json.RawMessage, ground string) []string {
+	if _, err := m.compiled(); err != nil {
+		return nil
+	}
+	var obj map[string]any
+	dec := json.NewDecoder(strings.NewReader(string(args)))
+	dec.UseNumber()
+	if dec.Decode(&obj) != nil {
+		return nil
+	}
+	props, _ := m.rawParams["properties"].(map[string]any)
+	required, _ := m.rawParams["required"].([]any)
+	text := groundForm(ground)
+	var numbers map[int64]bool
+	var out []string
+	for _, r := range required {
+		name, _ := r.(string)
+		schema, _ := props[name].(map[string]any)
+		v, given := obj[name]
+		if schema == nil || !given || schema["enum"] != nil {
+			continue
+		}
+		if d, has := schema["default"]; has && fmt.Sprint(d) == fmt.Sprint(v) {
+			continue
+		}
+		switch x := v.(type) {
+		case string:
+			switch schema["format"] {
+			case "date", "date-time", "time":
+				continue
+			}
+			if g := groundForm(x); strings.TrimSpace(g) != "" && !strings.Contains(text, g) {
+				out = append(out, fmt.Sprintf("%s=%q", name, x))
+			}
+		case json.Number:
+			n, err := x.Int64()
+			if err != nil || !contains(schemaTypes(schema), "integer") {
+				continue // an amount, not an identifier: not checked
+			}
+			if numbers == nil {
+				numbers = groundNumbers(ground)
+			}
+			if !numbers[n] {
+				out = append(out, fmt.Sprintf("%s=%d", name, n))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// groundForm lowercases s and turns every run of characters that are not
+// letters or digits into one space, so "Ada  Lovelace", "ada lovelace" and
+// "Ada-Lovelace" compare equal and "next.js" is found in "vercel/next.js".
+func groundForm(s string) string {
+	var b strings.Builder
+	space := true
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+			space = false
+			continue
+		}
+		if !space {
+			b.WriteByte(' ')
+			space = true
+		}
+	}
+	return " " + strings.TrimSpace(b.String()) + " "
+}
+
+var digitsRE = regexp.MustCompile(`[0-9]+`)
+
+var numberWords = map[string]int64{
+	"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+	"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+	"seventeen": 17, "eighteen": 18, "nineteen": 19,
+}
+
+var tensWords = map[string]int64{
+	"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+}
+
+// groundNumbers returns the whole numbers a text states, in digits (each
+// run of digits: "#88", "v1.4.0" gives 1, 4 and 0) or in words up to
+// ninety-nine.
+func groundNumbers(text string) map[int64]bool {
+	out := map[int64]bool{}
+	for _, d := range digitsRE.FindAllString(text, -1) {
+		if n, err := strconv.ParseInt(strings.TrimLeft(d, "0"), 10, 64); err == nil {
+			out[n] = true
+		} else if strings.Trim(d, "0") == "" {
+			out[0] = true
+		}
+	}
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) })
+	for i, w := range words {
+		if n, ok := numberWords[w]; ok {
+			out[n] = true
+		}
+		if t, ok := tensWords[w]; ok {
+			out[t] = true
+			if i+1 < len(words) {
+				if u, ok := numberWords[words[i+1]]; ok && u > 0 && u < 10 {
+					out[t+u] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// groundText is what a routed call's values may come from: every user and
+// assistant message of the request (the current request and the history),
+// not the system prompt or the catalog, whose examples would ground any
+// value they mention.
+func groundText(msgs []llm.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		if m.Role == llm.RoleUser || m.Role == llm.RoleAssistant {
+			b.WriteString(m.Content)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
