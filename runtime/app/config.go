@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/macrokit/macrokit-go/engine"
@@ -56,6 +57,16 @@ type FileConfig struct {
 	SessionDir   *string          `yaml:"session_dir"` // "" disables session logs
 	Approval     ApprovalSettings `yaml:"approval"`
 	Refdata      RefdataSettings  `yaml:"refdata"`
+	Serve        ServeSettings    `yaml:"serve"`
+}
+
+// ServeSettings configure `serve --http`: where its bearer tokens are and
+// its TLS certificate. Relative paths are relative to the config file's
+// directory.
+type ServeSettings struct {
+	TokenEnv string `yaml:"token_env"` // the variable holding the token(s), never a token
+	TLSCert  string `yaml:"tls_cert"`
+	TLSKey   string `yaml:"tls_key"`
 }
 
 // RefdataSettings configure the reference-data store lookup steps read:
@@ -89,11 +100,12 @@ type ApprovalSettings struct {
 // configKeys is the shape of macrokit.yaml: each mapping's keys, by the
 // dotted path of the mapping ("" is the top level).
 var configKeys = map[string][]string{
-	"":         {"model", "browser", "allowed_sites", "session_dir", "approval", "refdata"},
+	"":         {"model", "browser", "allowed_sites", "session_dir", "approval", "refdata", "serve"},
 	"model":    {"base_url", "name", "api_key_env", "fallback"},
 	"browser":  {"bin", "cdp_url"},
 	"approval": {"policy"},
 	"refdata":  {"trust", "cache"},
+	"serve":    {"token_env", "tls_cert", "tls_key"},
 }
 
 // ConfigError is one problem in a config file, at its line and column.
@@ -211,6 +223,13 @@ func ParseConfig(file string, data []byte) (*FileConfig, error) {
 	if _, err := runtime.NewSitePolicy(fc.AllowedSites); err != nil {
 		add(at("allowed_sites"), "allowed_sites", "%v", err)
 	}
+	if v := fc.Serve.TokenEnv; v != "" && !envNameRE.MatchString(v) {
+		// Not echoed: what was written there may be the token itself.
+		add(at("serve", "token_env"), "serve.token_env", "not an environment variable name (letters, digits and _): name the variable that holds the token, never the token")
+	}
+	if (fc.Serve.TLSCert == "") != (fc.Serve.TLSKey == "") {
+		add(at("serve"), "serve", "tls_cert and tls_key go together")
+	}
 	if u := fc.Browser.CDPURL; u != "" {
 		if err := checkCDPURL(u); err != nil {
 			add(at("browser", "cdp_url"), "browser.cdp_url", "%v", err)
@@ -221,6 +240,9 @@ func ParseConfig(file string, data []byte) (*FileConfig, error) {
 	}
 	return fc, nil
 }
+
+// envNameRE matches an environment variable's name.
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func checkCDPURL(s string) error {
 	u, err := url.Parse(s)
@@ -283,8 +305,9 @@ func findKey(n *yaml.Node, path ...string) *yaml.Node {
 
 // LoadConfig reads the config file: path when given, else ./macrokit.yaml
 // when it exists. It returns nil (and no error) when there is none.
-// Relative paths inside it (session_dir, refdata.trust, refdata.cache)
-// are resolved against the file's directory.
+// Relative paths inside it (session_dir, refdata.trust, refdata.cache,
+// serve.tls_cert, serve.tls_key) are resolved against the file's
+// directory.
 func LoadConfig(path string) (*FileConfig, string, error) {
 	explicit := path != ""
 	if !explicit {
@@ -315,6 +338,7 @@ func LoadConfig(path string) (*FileConfig, string, error) {
 		fc.Refdata.Trust[i] = rel(k)
 	}
 	fc.Refdata.Cache = rel(fc.Refdata.Cache)
+	fc.Serve.TLSCert, fc.Serve.TLSKey = rel(fc.Serve.TLSCert), rel(fc.Serve.TLSKey)
 	return fc, path, nil
 }
 
@@ -339,6 +363,11 @@ type Settings struct {
 	// key files and cache path (empty: unset; RefdataOptions reads them).
 	RefdataTrust []string `json:"refdata_trust,omitempty"`
 	RefdataCache string   `json:"refdata_cache,omitempty"`
+	// ServeTokenEnv, TLSCert and TLSKey are serve's defaults from the file
+	// (empty: the flags' own defaults).
+	ServeTokenEnv string `json:"serve_token_env,omitempty"`
+	TLSCert       string `json:"tls_cert,omitempty"`
+	TLSKey        string `json:"tls_key,omitempty"`
 	// Sites is AllowedSites parsed (nil: no restriction).
 	Sites *runtime.SitePolicy `json:"-"`
 }
@@ -350,17 +379,20 @@ func ResolveSettings(fc *FileConfig, file string, getenv func(string) string) (*
 		fc = &FileConfig{}
 	}
 	s := &Settings{
-		File:         file,
-		Model:        firstOf(getenv(EnvModel), fc.Model.Name),
-		BaseURL:      firstOf(getenv(EnvBaseURL), fc.Model.BaseURL),
-		APIKeyEnv:    firstOf(getenv(EnvAPIKeyEnv), fc.Model.APIKeyEnv, "OPENAI_API_KEY"),
-		Fallback:     firstOf(getenv(EnvFallbackModel), fc.Model.Fallback),
-		BrowserBin:   firstOf(getenv(engine.EnvBrowser), fc.Browser.Bin),
-		CDPURL:       firstOf(getenv(EnvCDPURL), fc.Browser.CDPURL),
-		SessionDir:   runtime.DefaultSessionDir,
-		Approval:     ApprovalPolicy(firstOf(getenv(EnvApproval), string(fc.Approval.Policy), string(ApprovalAsk))),
-		RefdataTrust: fc.Refdata.Trust,
-		RefdataCache: firstOf(getenv(EnvRefdataCache), fc.Refdata.Cache),
+		File:          file,
+		Model:         firstOf(getenv(EnvModel), fc.Model.Name),
+		BaseURL:       firstOf(getenv(EnvBaseURL), fc.Model.BaseURL),
+		APIKeyEnv:     firstOf(getenv(EnvAPIKeyEnv), fc.Model.APIKeyEnv, "OPENAI_API_KEY"),
+		Fallback:      firstOf(getenv(EnvFallbackModel), fc.Model.Fallback),
+		BrowserBin:    firstOf(getenv(engine.EnvBrowser), fc.Browser.Bin),
+		CDPURL:        firstOf(getenv(EnvCDPURL), fc.Browser.CDPURL),
+		SessionDir:    runtime.DefaultSessionDir,
+		Approval:      ApprovalPolicy(firstOf(getenv(EnvApproval), string(fc.Approval.Policy), string(ApprovalAsk))),
+		RefdataTrust:  fc.Refdata.Trust,
+		RefdataCache:  firstOf(getenv(EnvRefdataCache), fc.Refdata.Cache),
+		ServeTokenEnv: fc.Serve.TokenEnv,
+		TLSCert:       fc.Serve.TLSCert,
+		TLSKey:        fc.Serve.TLSKey,
 	}
 	if v := getenv(EnvRefdataTrust); v != "" {
 		s.RefdataTrust = nil
@@ -425,6 +457,9 @@ func (s *Settings) flagDefaults() map[string]any {
 		"cdp":         s.CDPURL,
 		"api-key-env": s.APIKeyEnv,
 		"yes":         s.Approval == ApprovalYes,
+		"token-env":   s.ServeTokenEnv,
+		"tls-cert":    s.TLSCert,
+		"tls-key":     s.TLSKey,
 	}
 }
 

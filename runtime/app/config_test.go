@@ -29,6 +29,7 @@ allowed_sites: ["https://crm.example.com", "https://*.corp.example"]
 session_dir: /var/log/acme
 approval: {policy: deny}
 refdata: {trust: [keys/ops.pub, /etc/acme/data.pub], cache: /var/cache/acme/refdata.db}
+serve: {token_env: ACME_TOKEN, tls_cert: tls/cert.pem, tls_key: tls/key.pem}
 `},
 		{name: "unknown top-level key", yaml: "modle: {name: x}\n", errs: []string{`macrokit.yaml:1:1: modle: unknown key (did you mean "model"?)`}},
 		{name: "unknown nested key", yaml: "model:\n  nmae: x\n", errs: []string{`macrokit.yaml:2:3: model.nmae: unknown key (did you mean "name"?) (keys: base_url, name, api_key_env, fallback)`}},
@@ -41,6 +42,8 @@ refdata: {trust: [keys/ops.pub, /etc/acme/data.pub], cache: /var/cache/acme/refd
 		{name: "bad cdp url", yaml: "browser: {cdp_url: \"localhost:9222\"}\n", errs: []string{"browser.cdp_url:"}},
 		{name: "unknown refdata key", yaml: "refdata: {trsut: [k.pub]}\n", errs: []string{`refdata.trsut: unknown key (did you mean "trust"?)`}},
 		{name: "refdata trust not a list", yaml: "refdata: {trust: k.pub}\n", errs: []string{"cannot unmarshal !!str"}},
+		{name: "token in place of its variable", yaml: "serve: {token_env: \"s3cr3t-t0ken!\"}\n", errs: []string{`macrokit.yaml:1:20: serve.token_env: not an environment variable name`}},
+		{name: "tls cert without key", yaml: "serve: {tls_cert: c.pem}\n", errs: []string{"serve: tls_cert and tls_key go together"}},
 		{name: "duplicate key", yaml: "session_dir: a\nsession_dir: b\n", errs: []string{"session_dir: duplicate key"}},
 		{name: "not yaml", yaml: "model: [\n", errs: []string{"macrokit.yaml: "}},
 	}
@@ -64,6 +67,9 @@ refdata: {trust: [keys/ops.pub, /etc/acme/data.pub], cache: /var/cache/acme/refd
 				if !strings.Contains(ces[i].Error(), want) {
 					t.Errorf("problem %d = %q, want %q", i, ces[i].Error(), want)
 				}
+				if strings.Contains(ces[i].Error(), "s3cr3t") {
+					t.Errorf("problem %d echoes a would-be secret: %q", i, ces[i].Error())
+				}
 			}
 		})
 	}
@@ -78,12 +84,14 @@ func probe(cfg *Config) *cli.Command {
 			&cli.StringFlag{Name: "session-dir", Value: runtime.DefaultSessionDir},
 			&cli.StringFlag{Name: "api-key-env", Value: "OPENAI_API_KEY"},
 			&cli.BoolFlag{Name: "yes"},
+			&cli.StringFlag{Name: "token-env", Value: EnvServeToken},
+			&cli.StringFlag{Name: "tls-cert"},
 		}, BrowserFlags()...),
 		Action: func(c *cli.Context) error {
-			fmt.Fprintf(c.App.Writer, "session-dir=%s browser=%s cdp=%s api-key-env=%s yes=%v model=%s base=%s fallback=%s sites=%v trust=%s cache=%s",
+			fmt.Fprintf(c.App.Writer, "session-dir=%s browser=%s cdp=%s api-key-env=%s yes=%v model=%s base=%s fallback=%s sites=%v trust=%s cache=%s token-env=%s tls-cert=%s",
 				c.String("session-dir"), c.String("browser"), c.String("cdp"), c.String("api-key-env"), c.Bool("yes"),
 				cfg.getenv(EnvModel), cfg.getenv(EnvBaseURL), cfg.getenv(EnvFallbackModel), runtime.SitePolicyFrom(c.Context).Sites(),
-				cfg.getenv(EnvRefdataTrust), cfg.getenv(EnvRefdataCache))
+				cfg.getenv(EnvRefdataTrust), cfg.getenv(EnvRefdataCache), c.String("token-env"), c.String("tls-cert"))
 			return nil
 		},
 	}
@@ -101,11 +109,13 @@ allowed_sites: ["https://file.example"]
 session_dir: logs
 approval: {policy: yes}
 refdata: {trust: [keys/ops.pub, /etc/acme/data.pub], cache: cache/refdata.db}
+serve: {token_env: ACME_TOKEN, tls_cert: tls/cert.pem, tls_key: tls/key.pem}
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	fileDefaults := "session-dir=" + filepath.Join(dir, "logs") + " browser=/file/chromium cdp=ws://file:9222/x api-key-env=FILE_KEY yes=true model=file-model base=http://file:1/v1 fallback=file-big sites=[https://file.example]" +
-		" trust=" + filepath.Join(dir, "keys/ops.pub") + string(os.PathListSeparator) + "/etc/acme/data.pub cache=" + filepath.Join(dir, "cache/refdata.db")
+		" trust=" + filepath.Join(dir, "keys/ops.pub") + string(os.PathListSeparator) + "/etc/acme/data.pub cache=" + filepath.Join(dir, "cache/refdata.db") +
+		" token-env=ACME_TOKEN tls-cert=" + filepath.Join(dir, "tls/cert.pem")
 	envAll := map[string]string{
 		EnvSessionDir: "/env/logs", "MACROKIT_BROWSER": "/env/chromium", EnvCDPURL: "ws://env:9222/x", EnvAPIKeyEnv: "ENV_KEY",
 		EnvApproval: "ask", EnvModel: "env-model", EnvBaseURL: "http://env:1/v1", EnvFallbackModel: "env-big", EnvAllowedSites: "https://env.example, https://env2.example",
@@ -118,12 +128,12 @@ refdata: {trust: [keys/ops.pub, /etc/acme/data.pub], cache: cache/refdata.db}
 		want string
 	}{
 		{name: "defaults (no file)", args: []string{"probe"},
-			want: "session-dir=.macrokit/sessions browser= cdp= api-key-env=OPENAI_API_KEY yes=false model= base= fallback= sites=[] trust= cache="},
+			want: "session-dir=.macrokit/sessions browser= cdp= api-key-env=OPENAI_API_KEY yes=false model= base= fallback= sites=[] trust= cache= token-env=MACROKIT_SERVE_TOKEN tls-cert="},
 		{name: "file by --config", args: []string{"--config", file, "probe"}, want: fileDefaults},
 		{name: "file by --config=", args: []string{"--config=" + file, "probe"}, want: fileDefaults},
 		{name: "file by env", env: map[string]string{EnvConfig: file}, args: []string{"probe"}, want: fileDefaults},
 		{name: "env over file", env: withConfig(envAll, file), args: []string{"probe"},
-			want: "session-dir=/env/logs browser=/env/chromium cdp=ws://env:9222/x api-key-env=ENV_KEY yes=false model=env-model base=http://env:1/v1 fallback=env-big sites=[https://env.example https://env2.example] trust=/env/k.pub cache=/env/refdata.db"},
+			want: "session-dir=/env/logs browser=/env/chromium cdp=ws://env:9222/x api-key-env=ENV_KEY yes=false model=env-model base=http://env:1/v1 fallback=env-big sites=[https://env.example https://env2.example] trust=/env/k.pub cache=/env/refdata.db token-env=ACME_TOKEN"},
 		{name: "flags over env and file", env: withConfig(envAll, file),
 			args: []string{"probe", "--session-dir", "/flag/logs", "--browser", "/flag/chromium", "--cdp", "ws://flag:1/x", "--api-key-env", "FLAG_KEY", "--yes"},
 			want: "session-dir=/flag/logs browser=/flag/chromium cdp=ws://flag:1/x api-key-env=FLAG_KEY yes=true"},
