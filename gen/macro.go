@@ -126,6 +126,15 @@ func (g *generator) macroCtor(m *macroInfo, f *jen.File) error {
 	if len(splits) > 0 {
 		fields = append(fields, jen.Id("Splits").Op(":").Index().Qual(pkgRuntime, "ArgSplit").Values(splits...))
 	}
+	var composed []jen.Code
+	for _, p := range s.Params.Properties() {
+		if p.Composed {
+			composed = append(composed, jen.Lit(p.Name))
+		}
+	}
+	if len(composed) > 0 {
+		fields = append(fields, jen.Id("Composed").Op(":").Index().String().Values(composed...))
+	}
 	if len(s.Examples) > 0 {
 		var exs []jen.Code
 		for _, e := range s.Examples {

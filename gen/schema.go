@@ -38,7 +38,7 @@ func stripSecret(v any) any {
 	out := make(map[string]any, len(m))
 	for k, val := range m {
 		switch k {
-		case "secret", "split":
+		case "secret", "split", "composed":
 			continue
 		case "properties", "patternProperties", "definitions":
 			out[k] = mapSchemas(val, stripSecret)

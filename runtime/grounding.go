@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,8 +19,9 @@ import (
 // number ("how do you decide if a PR is a bug?" -> triage_pull_request with
 // number 12345, owner "johnDoe"). Each entry reads `number=12345`.
 //
-// Only values a request can be expected to carry are checked: strings and
-// integers of required parameters. Enum members (a choice the model makes
+// Only values a request can be expected to carry are checked: strings of
+// at most five words and integers of required parameters, except those the
+// spec marks `composed: true`. Enum members (a choice the model makes
 // from the wording), booleans, values equal to the schema's default,
 // `number`-typed amounts, and strings with a date or time format (models
 // compute those: "since last week") are not. A string is grounded when it
@@ -45,7 +47,7 @@ func (m *Macro) Ungrounded(args json.RawMessage, ground string) []string {
 		name, _ := r.(string)
 		schema, _ := props[name].(map[string]any)
 		v, given := obj[name]
-		if schema == nil || !given || schema["enum"] != nil {
+		if schema == nil || !given || schema["enum"] != nil || slices.Contains(m.Composed, name) {
 			continue
 		}
 		if d, has := schema["default"]; has && fmt.Sprint(d) == fmt.Sprint(v) {
@@ -56,6 +58,9 @@ func (m *Macro) Ungrounded(args json.RawMessage, ground string) []string {
 			switch schema["format"] {
 			case "date", "date-time", "time":
 				continue
+			}
+			if len(strings.Fields(x)) > composedWords {
+				continue // a sentence the model wrote, not a name or an id
 			}
 			if g := groundForm(x); strings.TrimSpace(g) != "" && !strings.Contains(text, g) {
 				out = append(out, fmt.Sprintf("%s=%q", name, x))
@@ -96,6 +101,12 @@ func groundForm(s string) string {
 	}
 	return " " + strings.TrimSpace(b.String()) + " "
 }
+
+// composedWords is the most words a string value can have and still be
+// checked: names, ids, emails and titles of things the user refers to are
+// shorter; longer values are text the model composed (a comment, a
+// message), which the spec should mark `composed: true` anyway.
+const composedWords = 5
 
 var digitsRE = regexp.MustCompile(`[0-9]+`)
 

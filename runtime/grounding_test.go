@@ -50,6 +50,35 @@ func TestUngrounded(t *testing.T) {
 	}
 }
 
+// TestUngroundedComposed: text the model writes is not looked for in the
+// request: parameters marked composed, and any value of more than five
+// words; a short unmarked one still is.
+func TestUngroundedComposed(t *testing.T) {
+	m := &Macro{Name: "c", Risk: RiskAct, Handler: func(context.Context, *Exec, json.RawMessage) (any, error) { return nil, nil },
+		Params: json.RawMessage(`{"type":"object","required":["to","subject","body"],"properties":{
+			"to":{"type":"string"},"subject":{"type":"string"},"body":{"type":"string"}}}`),
+		Composed: []string{"body"}}
+	if _, err := NewRegistry(m); err != nil {
+		t.Fatal(err)
+	}
+	const ground = "tell ada@example.com that the order shipped"
+	for _, tc := range []struct {
+		name, args string
+		want       []string
+	}{
+		{"composed body, short subject from the request", `{"to":"ada@example.com","subject":"order shipped","body":"Hi Ada"}`, nil},
+		{"a long subject is composed text", `{"to":"ada@example.com","subject":"Your order is on its way to you","body":"x"}`, nil},
+		{"a short invented subject is caught", `{"to":"ada@example.com","subject":"Invoice overdue","body":"x"}`, []string{`subject="Invoice overdue"`}},
+		{"an invented address is caught", `{"to":"bob@example.com","subject":"order shipped","body":"x"}`, []string{`to="bob@example.com"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := m.Ungrounded(json.RawMessage(tc.args), ground); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("Ungrounded = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // TestGroundTextSkipsTheCatalog: only what the user and the assistant
 // said grounds a value, not the system prompt (where examples live).
 func TestGroundTextSkipsTheCatalog(t *testing.T) {

@@ -46,7 +46,11 @@ type Macro struct {
 	// Secrets names the top-level params whose values are redacted everywhere.
 	Secrets []string
 	// Splits are the spec's `split:` annotations, applied by NormalizeArgs.
-	Splits   []ArgSplit
+	Splits []ArgSplit
+	// Composed names the params whose values the model writes (`composed:
+	// true`: a message, a title): Ungrounded does not look for them in the
+	// conversation.
+	Composed []string
 	Examples []Example
 	// Env lists the environment variables the macro's templates read
 	// ({{ env.NAME }}), sorted. Recorders use it to keep deployment URLs

@@ -13,7 +13,7 @@ import (
 )
 
 // schemaKeywords are the draft-07 keywords params and result may use, plus
-// macrokit's `secret` and `split` annotations.
+// macrokit's `secret`, `split` and `composed` annotations.
 var schemaKeywords = []string{
 	"$schema", "$comment", "title", "description", "default", "readOnly", "writeOnly", "examples",
 	"multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength",
@@ -21,7 +21,7 @@ var schemaKeywords = []string{
 	"contains", "maxProperties", "minProperties", "required", "additionalProperties",
 	"properties", "patternProperties", "dependencies", "propertyNames", "const", "enum", "type",
 	"format", "contentMediaType", "contentEncoding", "if", "then", "else", "allOf", "anyOf",
-	"oneOf", "not", "secret", "split",
+	"oneOf", "not", "secret", "split", "composed",
 }
 
 // unsupportedKeywords are valid draft-07 keywords macrokit rejects, and why.
@@ -274,6 +274,15 @@ func (p *parser) schemaType(n *yaml.Node, path string, root bool) (*Type, *mappi
 			}
 		}
 	}
+	if cn := m.get("composed"); cn != nil {
+		if _, ok := p.boolean(cn, m.sub("composed")); ok {
+			if !topParamRE.MatchString(path) {
+				p.errf(cn, m.sub("composed"), "composed applies only to top-level parameters (params.properties.NAME)")
+			} else if !(kind == KindString || kind == KindInteger || kind == KindAny) {
+				p.errf(cn, m.sub("composed"), "composed applies to strings and integers (the values the grounding check reads), but this schema is of type %s", kind)
+			}
+		}
+	}
 	if sn := m.get("secret"); sn != nil {
 		if _, ok := p.boolean(sn, m.sub("secret")); ok && !(kind == KindString || kind == KindInteger || kind == KindNumber || kind == KindAny) {
 			p.errf(sn, m.sub("secret"), "secret applies to strings and numbers, but this schema is of type %s", kind)
@@ -308,6 +317,9 @@ func (p *parser) schemaProps(m *mapping) []*Property {
 			if sm != nil {
 				if dn := sm.get("description"); isString(dn) {
 					prop.Description = dn.Value
+				}
+				if cn := sm.get("composed"); cn != nil && cn.Kind == yaml.ScalarNode && cn.ShortTag() == "!!bool" {
+					_ = cn.Decode(&prop.Composed)
 				}
 				if sn := sm.get("split"); sn != nil && isString(sn) {
 					prop.Split, prop.SplitPos = sn.Value, p.pos(sn)

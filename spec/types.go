@@ -54,7 +54,11 @@ type Property struct {
 	// parameter's own schema rejects but Split matches is taken apart into
 	// those parameters (runtime.ArgSplit); "" when there is none.
 	Split    string
-	SplitPos Pos  // where Split is written
+	SplitPos Pos // where Split is written
+	// Composed marks a top-level parameter whose value the model writes
+	// (`composed: true`: a message, a title) rather than takes from the
+	// request, so the router's grounding check skips it.
+	Composed bool
 	Required bool // listed in the schema's required (for primitives: must be given)
 	Pos      Pos  // where the property is declared
 }
