@@ -223,10 +223,9 @@ type ArgSplit struct {
 }
 
 type compiledSplit struct {
-	param  string
-	re     *regexp.Regexp
-	own    *gojsonschema.Schema // Param's own schema
-	groups []string             // the named groups, in order
+	param string
+	re    *regexp.Regexp
+	own   *gojsonschema.Schema // Param's own schema
 }
 
 // compileSplits compiles the annotations against the params schema.
@@ -246,17 +245,12 @@ func compileSplits(splits []ArgSplit, params map[string]any) ([]compiledSplit, e
 		if err != nil {
 			return nil, fmt.Errorf("split on %q: the parameter's schema: %w", s.Param, err)
 		}
-		cs := compiledSplit{param: s.Param, re: re, own: own}
 		for _, g := range re.SubexpNames()[1:] {
-			if g == "" {
-				continue
-			}
-			if _, ok := props[g].(map[string]any); !ok {
+			if _, ok := props[g].(map[string]any); g != "" && !ok {
 				return nil, fmt.Errorf("split on %q: group %q names no parameter", s.Param, g)
 			}
-			cs.groups = append(cs.groups, g)
 		}
-		out = append(out, cs)
+		out = append(out, compiledSplit{param: s.Param, re: re, own: own})
 	}
 	return out, nil
 }
@@ -283,7 +277,7 @@ func applySplits(splits []compiledSplit, props map[string]any, obj map[string]an
 			}
 			schema, _ := props[name].(map[string]any)
 			val, kind, drop := normalizeValue(schema, v[loc[2*i]:loc[2*i+1]])
-			if drop || (kind == "" && !allows(schemaTypes(schema), "string") && len(schemaTypes(schema)) > 0) {
+			if types := schemaTypes(schema); drop || (kind == "" && len(types) > 0 && !allows(types, "string")) {
 				consistent = false // "abc" for an integer: not this split
 				break
 			}
@@ -300,11 +294,7 @@ func applySplits(splits []compiledSplit, props map[string]any, obj map[string]an
 			continue
 		}
 		from := map[string]any{s.param: v}
-		for _, name := range s.groups {
-			val, filled := parts[name]
-			if !filled {
-				continue
-			}
+		for name, val := range parts {
 			if old, given := obj[name]; given && name != s.param {
 				from[name] = old
 			}

@@ -287,12 +287,7 @@ type RawExecutor struct {
 
 // sites is the policy in force for a call: the executor's, else the
 // context's.
-func (x *RawExecutor) sites(ctx context.Context) *SitePolicy {
-	if x.Sites != nil {
-		return x.Sites
-	}
-	return SitePolicyFrom(ctx)
-}
+func (x *RawExecutor) sites(ctx context.Context) *SitePolicy { return policyIn(ctx, x.Sites) }
 
 // offSite checks the page's URL against the policy. A page that is off
 // the allowed sites (a link, a redirect or a script took it there) is

@@ -191,8 +191,17 @@ func SitePolicyFrom(ctx context.Context) *SitePolicy {
 // sites is the policy in force for a call: the dispatcher's, else the
 // context's.
 func (d *Dispatcher) sites(ctx context.Context) *SitePolicy {
-	if d != nil && d.Sites != nil {
-		return d.Sites
+	if d == nil {
+		return SitePolicyFrom(ctx)
+	}
+	return policyIn(ctx, d.Sites)
+}
+
+// policyIn is own when set, else the policy on ctx: a dispatcher's or an
+// explore executor's own Sites win over the command's.
+func policyIn(ctx context.Context, own *SitePolicy) *SitePolicy {
+	if own != nil {
+		return own
 	}
 	return SitePolicyFrom(ctx)
 }

@@ -111,7 +111,7 @@ func ServeCommand(cfg *Config) *cli.Command {
 				if err != nil {
 					return Usagef("--http %s: %v", addr, err)
 				}
-				if len(opts.Tokens) == 0 && !c.Bool("no-auth") && !isLoopbackAddr(ln.Addr()) {
+				if len(opts.Tokens) == 0 && !c.Bool("no-auth") && !serve.IsLoopbackAddr(ln.Addr()) {
 					_ = ln.Close()
 					return Usagef("--http %s listens beyond this machine: set a bearer token in $%s (see --token-env), or pass --no-auth when a proxy in front authenticates", addr, c.String("token-env"))
 				}
@@ -202,12 +202,6 @@ func serveTLS(c *cli.Context) (*tls.Config, error) {
 		return nil, Usagef("--tls-cert/--tls-key: %v", err)
 	}
 	return &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}, nil
-}
-
-// isLoopbackAddr reports whether a listener's address is a loopback one.
-func isLoopbackAddr(a net.Addr) bool {
-	ta, ok := a.(*net.TCPAddr)
-	return ok && ta.IP.IsLoopback()
 }
 
 // launcher starts the browser the browser flags describe.

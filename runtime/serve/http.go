@@ -296,13 +296,18 @@ func (s *Server) suggest(name string) string {
 // must not reach the API.
 func loopbackHostOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopback(la.String()) && !isLoopbackHost(r.Host) {
+		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && IsLoopbackAddr(la) && !isLoopbackHost(r.Host) {
 			writeError(w, http.StatusForbidden, CodeForbiddenHost, "this server listens on loopback and answers only requests for localhost")
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
 }
+
+// IsLoopbackAddr reports whether a listener's (or connection's) local
+// address is a loopback one: such a server is only reachable from this
+// machine.
+func IsLoopbackAddr(a net.Addr) bool { return isLoopback(a.String()) }
 
 func isLoopback(hostport string) bool {
 	host, _, err := net.SplitHostPort(hostport)
