@@ -108,14 +108,8 @@ func (g *generator) macroCtor(m *macroInfo, f *jen.File) error {
 	if m.rconst != "" {
 		fields = append(fields, jen.Id("Result").Op(":").Qual(pkgJSON, "RawMessage").Call(jen.Id(m.rconst)))
 	}
-	var secrets []jen.Code
-	for _, p := range s.Params.Properties() {
-		if p.Secret {
-			secrets = append(secrets, jen.Lit(p.Name))
-		}
-	}
-	if len(secrets) > 0 {
-		fields = append(fields, jen.Id("Secrets").Op(":").Index().String().Values(secrets...))
+	if names := paramNames(s, func(p *spec.Property) bool { return p.Secret }); len(names) > 0 {
+		fields = append(fields, jen.Id("Secrets").Op(":").Index().String().Values(names...))
 	}
 	var splits []jen.Code
 	for _, p := range s.Params.Properties() {
@@ -126,14 +120,8 @@ func (g *generator) macroCtor(m *macroInfo, f *jen.File) error {
 	if len(splits) > 0 {
 		fields = append(fields, jen.Id("Splits").Op(":").Index().Qual(pkgRuntime, "ArgSplit").Values(splits...))
 	}
-	var composed []jen.Code
-	for _, p := range s.Params.Properties() {
-		if p.Composed {
-			composed = append(composed, jen.Lit(p.Name))
-		}
-	}
-	if len(composed) > 0 {
-		fields = append(fields, jen.Id("Composed").Op(":").Index().String().Values(composed...))
+	if names := paramNames(s, func(p *spec.Property) bool { return p.Composed }); len(names) > 0 {
+		fields = append(fields, jen.Id("Composed").Op(":").Index().String().Values(names...))
 	}
 	if len(s.Examples) > 0 {
 		var exs []jen.Code
@@ -271,4 +259,16 @@ func (g *generator) registryFile() ([]byte, error) {
 		jen.Return(jen.Qual(pkgRuntime, "NewRegistry").Call(jen.Id("Macros").Call().Op("..."))),
 	)
 	return render(f)
+}
+
+// paramNames lists, as string literals in declaration order, the top-level
+// params a spec annotation marks (secret, composed).
+func paramNames(s *spec.Spec, marked func(*spec.Property) bool) []jen.Code {
+	var out []jen.Code
+	for _, p := range s.Params.Properties() {
+		if marked(p) {
+			out = append(out, jen.Lit(p.Name))
+		}
+	}
+	return out
 }

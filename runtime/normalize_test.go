@@ -40,12 +40,7 @@ func TestNormalizeArgs(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			out, reps := m.NormalizeArgs(json.RawMessage(tc.in))
-			var a, b any
-			_ = json.Unmarshal(out, &a)
-			_ = json.Unmarshal([]byte(tc.want), &b)
-			ga, _ := json.Marshal(a)
-			gb, _ := json.Marshal(b)
-			if string(ga) != string(gb) {
+			if !sameJSON(out, tc.want) {
 				t.Errorf("got %s, want %s", out, tc.want)
 			}
 			if len(reps) != tc.repairs {
@@ -53,6 +48,16 @@ func TestNormalizeArgs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sameJSON reports whether two JSON texts encode the same value.
+func sameJSON(got json.RawMessage, want string) bool {
+	var a, b any
+	_ = json.Unmarshal(got, &a)
+	_ = json.Unmarshal([]byte(want), &b)
+	ga, _ := json.Marshal(a)
+	gb, _ := json.Marshal(b)
+	return string(ga) == string(gb)
 }
 
 // TestNormalizeSplits: a composite value in one parameter is taken apart
@@ -86,12 +91,7 @@ func TestNormalizeSplits(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			out, reps := m.NormalizeArgs(json.RawMessage(tc.in))
-			var a, b any
-			_ = json.Unmarshal(out, &a)
-			_ = json.Unmarshal([]byte(tc.want), &b)
-			ga, _ := json.Marshal(a)
-			gb, _ := json.Marshal(b)
-			if string(ga) != string(gb) {
+			if !sameJSON(out, tc.want) {
 				t.Errorf("got %s, want %s", out, tc.want)
 			}
 			split := false
