@@ -3,58 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
-	"html"
-	"net/http"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
-
-func init() {
-	route("/api/act/submit", func(w http.ResponseWriter, r *http.Request) {
-		_ = r.ParseForm()
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, `<!doctype html><title>submitted</title><h1 id="thanks">Thanks %s</h1><p id="method">%s</p>`,
-			html.EscapeString(r.Form.Get("name")), r.Method)
-	})
-	route("/api/act/slow", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, `<!doctype html><title>slow</title><h1>Slow</h1>`)
-		if f, ok := w.(http.Flusher); ok {
-			f.Flush()
-		}
-		time.Sleep(300 * time.Millisecond) // the document's load event waits for this
-		fmt.Fprint(w, `<img src="/api/act/slowimg"><p id="done">done</p>`)
-	})
-	route("/api/act/nocontent", func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusNoContent)
-	})
-	route("/api/act/download", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/octet-stream")
-		w.Header().Set("Content-Disposition", `attachment; filename="report.bin"`)
-		_, _ = w.Write([]byte("data"))
-	})
-	route("/api/act/hang", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, `<!doctype html><title>hang</title><h1 id="hang">Hanging image below</h1><img src="/api/act/hangimg">`)
-	})
-	route("/api/act/hangimg", func(w http.ResponseWriter, r *http.Request) {
-		// Never answers while the page lives.
-		select {
-		case <-r.Context().Done():
-		case <-time.After(30 * time.Second):
-		}
-	})
-	route("/api/act/slowimg", func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(200 * time.Millisecond)
-		w.Header().Set("Content-Type", "image/gif")
-		_, _ = w.Write([]byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;"))
-	})
-}
 
 // actPage opens a fixture in a fresh page.
 func actPage(t *testing.T, fixture string) (*Page, context.Context) {
@@ -113,85 +66,6 @@ func actMust(t *testing.T) func(*ActResult, error) *ActResult {
 	}
 }
 
-func TestActClickNavigation(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name, css   string
-		wantURL     string // substring of the new URL
-		wantSelDone string // element that must exist in the new document
-		sameDoc     bool
-	}{
-		{"submit form", "#send", "/api/act/submit", "#thanks", false},
-		{"plain link", "#plain", "act_popup.html?from=plain", "#from", false},
-		{"scripted location", "#js", "act_popup.html?from=js", "#from", false},
-		{"slow document", "#slow", "/api/act/slow", "#done", false},
-		{"hash link", "#hash", "#bottom", "#bottom", true},
-		{"pushState", "#push", "act_nav.html?view=2", "#top", true},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			p, ctx := actPage(t, "act_nav.html")
-			res := actMust(t)(p.Click(ctx, actEl(t, ctx, p, tc.css), ActOptions{}))
-			if !res.Navigated || !strings.Contains(res.URL, tc.wantURL) || res.SameDocument != tc.sameDoc {
-				t.Fatalf("navigated=%v url=%q sameDoc=%v notes=%v; want url containing %q sameDoc=%v",
-					res.Navigated, res.URL, res.SameDocument, res.Notes, tc.wantURL, tc.sameDoc)
-			}
-			if res.Channel != ChannelCDP || res.Point == nil || res.Hit == nil {
-				t.Fatalf("missing input evidence: %+v", res)
-			}
-			// The click returned after the new document loaded.
-			if got := actJS(t, ctx, p, `document.readyState + ' ' + !!document.querySelector('`+tc.wantSelDone+`')`); got != "complete true" {
-				t.Fatalf("after click: %q", got)
-			}
-			if !tc.sameDoc && res.Status != 200 {
-				t.Fatalf("status %d", res.Status)
-			}
-		})
-	}
-}
-
-func TestActClickSubmitShowsResult(t *testing.T) {
-	t.Parallel()
-	p, ctx := actPage(t, "act_nav.html")
-	res := actMust(t)(p.Click(ctx, actEl(t, ctx, p, "#send"), ActOptions{}))
-	if got := actJS(t, ctx, p, `document.getElementById('thanks').textContent + ' ' + document.getElementById('method').textContent`); got != "Thanks Ada POST" {
-		t.Fatalf("result page: %q (res %+v)", got, res)
-	}
-}
-
-func TestActClickPopup(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ css, from string }{{"#newtab", "link"}, {"#winopen", "open"}} {
-		t.Run(tc.from, func(t *testing.T) {
-			t.Parallel()
-			p, ctx := actPage(t, "act_nav.html")
-			res := actMust(t)(p.Click(ctx, actEl(t, ctx, p, tc.css), ActOptions{}))
-			if res.Popup == nil {
-				t.Fatalf("no popup: %+v", res)
-			}
-			if !strings.Contains(res.PopupURL, "from="+tc.from) {
-				t.Fatalf("popup url %q", res.PopupURL)
-			}
-			if res.Navigated {
-				t.Fatalf("opener navigated: %+v", res)
-			}
-			// The popup is a usable page: loaded, with its agent.
-			if got := actJS(t, ctx, res.Popup, `document.getElementById('from').textContent`); got != tc.from {
-				t.Fatalf("popup content %q", got)
-			}
-			u, _ := res.Popup.URL(ctx)
-			if !strings.Contains(u, "act_popup.html") {
-				t.Fatalf("popup URL() = %q", u)
-			}
-			b := actEl(t, ctx, res.Popup, "h1")
-			if b.Ref == 0 {
-				t.Fatal("no agent in popup")
-			}
-		})
-	}
-}
-
 func TestActClickNoEffectIsQuick(t *testing.T) {
 	t.Parallel()
 	p, ctx := actPage(t, "act_nav.html")
@@ -205,40 +79,6 @@ func TestActClickNoEffectIsQuick(t *testing.T) {
 	// It did not wait out a popup or navigation bound.
 	if res.Duration >= actPopupWait || len(res.Notes) > 0 {
 		t.Fatalf("click without navigation took %s (notes %v)", res.Duration, res.Notes)
-	}
-}
-
-// A new document whose load event never fires (a hanging image): the click
-// returns after DOMContentLoaded once actLoadWait has passed, not at the
-// deadline.
-func TestActClickNavigationHangingLoad(t *testing.T) {
-	t.Parallel()
-	p, ctx := actPage(t, "act_nav.html")
-	res := actMust(t)(p.Click(ctx, actEl(t, ctx, p, "#hang"), ActOptions{}))
-	if !res.Navigated || !strings.HasSuffix(res.URL, "/api/act/hang") || !strings.Contains(strings.Join(res.Notes, ";"), "DOMContentLoaded") {
-		t.Fatalf("navigated=%v url=%q notes=%v", res.Navigated, res.URL, res.Notes)
-	}
-	if got := actJS(t, ctx, p, `document.getElementById('hang').textContent`); got != "Hanging image below" {
-		t.Fatalf("new document %q", got)
-	}
-}
-
-// Navigations that start but never commit a new document: the click
-// returns once the browser stops loading, not after a timeout.
-func TestActClickNavigationThatDoesNotCommit(t *testing.T) {
-	t.Parallel()
-	for _, css := range []string{"#nocontent", "#download", "#mailto"} {
-		t.Run(css, func(t *testing.T) {
-			t.Parallel()
-			p, ctx := actPage(t, "act_nav.html")
-			res := actMust(t)(p.Click(ctx, actEl(t, ctx, p, css), ActOptions{}))
-			if res.Navigated || res.Duration >= actPopupWait || !strings.Contains(strings.Join(res.Notes, ";"), "did not commit") {
-				t.Fatalf("navigated=%v after %s, notes %v", res.Navigated, res.Duration, res.Notes)
-			}
-			if u, _ := p.URL(ctx); !strings.HasSuffix(u, "/act_nav.html") {
-				t.Fatalf("page moved to %s", u)
-			}
-		})
 	}
 }
 
@@ -523,180 +363,6 @@ func TestActSensitiveFillTrace(t *testing.T) {
 	}
 }
 
-func TestActSelectNative(t *testing.T) {
-	t.Parallel()
-	p, ctx := actPage(t, "act_form.html")
-	res := actMust(t)(p.Select(ctx, actEl(t, ctx, p, "#country"), []string{"Germany"}, ActOptions{}))
-	if !slices.Equal(res.SelectedBefore, []string{"Choose…"}) || !slices.Equal(res.SelectedAfter, []string{"Germany"}) || res.Channel != ChannelDOM {
-		t.Fatalf("evidence %+v", res)
-	}
-	// By value too.
-	actMust(t)(p.Select(ctx, actEl(t, ctx, p, "#country"), []string{"fr"}, ActOptions{}))
-	if got := actJS(t, ctx, p, `document.getElementById('country').value + ' ' + document.getElementById('log').textContent`); got != "fr country=de;country=fr;" {
-		t.Fatalf("page %q", got)
-	}
-	res = actMust(t)(p.Select(ctx, actEl(t, ctx, p, "#toppings"), []string{"Cheese", "Olives"}, ActOptions{}))
-	if !slices.Equal(res.SelectedBefore, []string{"Ham"}) || !slices.Equal(res.SelectedAfter, []string{"Cheese", "Olives"}) {
-		t.Fatalf("multi evidence %+v", res)
-	}
-	res, err := p.Select(ctx, actEl(t, ctx, p, "#country"), []string{"Spain"}, ActOptions{})
-	e := actWantCode(t, err, CodeNotFound)
-	if len(e.Candidates) != 4 || e.Candidates[1].Name != "France" {
-		t.Fatalf("candidates %+v", e.Candidates)
-	}
-	_, err = p.Select(ctx, actEl(t, ctx, p, "#country"), []string{"Japan"}, ActOptions{})
-	actWantCode(t, err, CodeNotInteractable)
-	_, err = p.Select(ctx, actEl(t, ctx, p, "#country"), []string{"France", "Germany"}, ActOptions{})
-	actWantCode(t, err, CodeInvalid)
-}
-
-func TestActSelectARIA(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name, css string
-		options   []string
-		check     string // JS that must return "ok"
-		after     []string
-	}{
-		{"combobox via aria-controls", "#fruit", []string{"Fig"},
-			`document.getElementById('fruit').textContent === 'Fig' && document.getElementById('f-fig').getAttribute('aria-selected') === 'true' ? 'ok' : 'no'`,
-			[]string{"Fig"}},
-		{"portal listbox rendered late", "#city", []string{"Lisbon"},
-			`document.getElementById('city').textContent === 'Lisbon' ? 'ok' : 'no'`, []string{"Lisbon"}},
-		{"editable combobox", "#lang", []string{"Rust"},
-			`document.getElementById('lang').value === 'Rust' ? 'ok' : 'no'`, []string{"Rust"}},
-		{"multiselect listbox", "#colors", []string{"Red", "Blue"},
-			`Array.from(document.querySelectorAll('#colors [aria-selected=true]')).map(o => o.textContent).join(',') === 'Red,Blue' ? 'ok' : 'no'`,
-			[]string{"Red", "Blue"}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			p, ctx := actPage(t, "act_aria.html")
-			res := actMust(t)(p.Select(ctx, actEl(t, ctx, p, tc.css), tc.options, ActOptions{}))
-			if got := actJS(t, ctx, p, tc.check); got != "ok" {
-				t.Fatalf("page state wrong (%+v)", res)
-			}
-			if !slices.Equal(res.SelectedAfter, tc.after) {
-				t.Fatalf("selected after %q, want %q (notes %v)", res.SelectedAfter, tc.after, res.Notes)
-			}
-		})
-	}
-	t.Run("missing option", func(t *testing.T) {
-		t.Parallel()
-		p, ctx := actPage(t, "act_aria.html")
-		ctx2, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		_, err := p.Select(ctx2, actEl(t, ctx, p, "#fruit"), []string{"Mango"}, ActOptions{})
-		e := actWantCode(t, err, CodeNotFound)
-		if len(e.Candidates) != 6 || e.Candidates[0].Name != "Apple" {
-			t.Fatalf("candidates %+v", e.Candidates)
-		}
-	})
-}
-
-func TestActCheck(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name, css   string
-		check       bool
-		before      string
-		after       string
-		noop        bool
-		via         bool
-		wantErrCode Code
-	}{
-		{"native check", "#subscribe", true, "false", "true", false, false, ""},
-		{"native already checked", "#agree", true, "true", "true", true, false, ""},
-		{"native uncheck", "#agree", false, "true", "false", false, false, ""},
-		{"hidden input via label", "#terms", true, "false", "true", false, true, ""},
-		{"label target", "#terms-label", true, "false", "true", false, false, ""},
-		{"radio", "#size-m", true, "false", "true", false, false, ""},
-		{"aria checkbox", "#news", true, "false", "true", false, false, ""},
-		{"aria switch off", "#dark", false, "true", "false", false, false, ""},
-		{"ignored click", "#stuck", true, "false", "false", false, false, CodeNoEffect},
-		{"radio uncheck", "#size-s", false, "true", "", false, false, CodeInvalid},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			p, ctx := actPage(t, "act_form.html")
-			e := actEl(t, ctx, p, tc.css)
-			var res *ActResult
-			var err error
-			if tc.check {
-				res, err = p.Check(ctx, e, ActOptions{})
-			} else {
-				res, err = p.Uncheck(ctx, e, ActOptions{})
-			}
-			if tc.wantErrCode != "" {
-				actWantCode(t, err, tc.wantErrCode)
-			} else {
-				actMust(t)(res, err)
-			}
-			if res.CheckedBefore != tc.before || res.CheckedAfter != tc.after || res.NoOp != tc.noop {
-				t.Fatalf("evidence before=%s after=%s noop=%v", res.CheckedBefore, res.CheckedAfter, res.NoOp)
-			}
-			if tc.via && (res.Actionability == nil || res.Actionability.Via == nil || res.Actionability.Via.Tag != "label") {
-				t.Fatalf("hidden checkbox not clicked through its label: %+v", res.Actionability)
-			}
-		})
-	}
-}
-
-func TestActPress(t *testing.T) {
-	t.Parallel()
-	t.Run("enter submits", func(t *testing.T) {
-		t.Parallel()
-		p, ctx := actPage(t, "act_nav.html")
-		res := actMust(t)(p.Press(ctx, actEl(t, ctx, p, "#name"), "Enter", ActOptions{}))
-		if !res.Navigated || !strings.Contains(res.URL, "/api/act/submit") || res.Focused == nil || res.Focused.Tag != "input" {
-			t.Fatalf("evidence %+v", res)
-		}
-		if got := actJS(t, ctx, p, `document.getElementById('thanks').textContent`); got != "Thanks Ada" {
-			t.Fatalf("page %q", got)
-		}
-	})
-	t.Run("keys", func(t *testing.T) {
-		t.Parallel()
-		p, ctx := actPage(t, "act_form.html")
-		name := actEl(t, ctx, p, "#name")
-		actMust(t)(p.Fill(ctx, name, "to be cleared", ActOptions{}))
-		actMust(t)(p.Press(ctx, name, "Control+A", ActOptions{}))
-		actMust(t)(p.Press(ctx, nil, "Backspace", ActOptions{}))
-		if got := actJS(t, ctx, p, `document.getElementById('name').value`); got != "" {
-			t.Fatalf("Control+A, Backspace left %q", got)
-		}
-		actMust(t)(p.Press(ctx, nil, "Shift+A", ActOptions{}))
-		actMust(t)(p.Press(ctx, nil, "b", ActOptions{}))
-		actMust(t)(p.Press(ctx, nil, "!", ActOptions{}))
-		actMust(t)(p.Press(ctx, nil, "Escape", ActOptions{}))
-		actMust(t)(p.Press(ctx, nil, "ArrowDown", ActOptions{}))
-		if got := actJS(t, ctx, p, `document.getElementById('name').value + '|' + document.getElementById('log').textContent`); got != "Ab!|escape;down;" {
-			t.Fatalf("page %q", got)
-		}
-		res := actMust(t)(p.Press(ctx, nil, "Tab", ActOptions{}))
-		if res.Focused == nil || res.Focused.Tag != "input" {
-			t.Fatalf("focused before tab %+v", res.Focused)
-		}
-		if got := actJS(t, ctx, p, `document.activeElement.id`); got != "email" {
-			t.Fatalf("Tab moved focus to %q", got)
-		}
-		actMust(t)(p.Press(ctx, nil, "Shift+Tab", ActOptions{}))
-		if got := actJS(t, ctx, p, `document.activeElement.id`); got != "name" {
-			t.Fatalf("Shift+Tab moved focus to %q", got)
-		}
-	})
-	t.Run("bad spec", func(t *testing.T) {
-		t.Parallel()
-		for _, spec := range []string{"", "Foo+A", "Control+", "NoSuchKey"} {
-			if _, err := parseChord(spec); !IsCode(err, CodeInvalid) {
-				t.Errorf("parseChord(%q) = %v", spec, err)
-			}
-		}
-	})
-}
-
 func TestActHover(t *testing.T) {
 	t.Parallel()
 	for _, ch := range []Channel{ChannelCDP, ChannelDOM} {
@@ -712,54 +378,6 @@ func TestActHover(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestActUpload(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	files := map[string]string{}
-	for _, n := range []string{"me.txt", "a.txt", "b.txt", "data.csv"} {
-		files[n] = filepath.Join(dir, n)
-		if err := os.WriteFile(files[n], []byte(n), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cases := []struct {
-		name, css string
-		files     []string
-		via       string
-		list      string
-	}{
-		{"button for hidden input", "#avatar-btn", []string{"me.txt"}, "nearest ancestor", "avatar:me.txt"},
-		{"input itself", "#avatar", []string{"me.txt"}, "self", "avatar:me.txt"},
-		{"label for hidden multiple input", "#docs-label", []string{"a.txt", "b.txt"}, "label", "docs:a.txt,docs:b.txt"},
-		{"file chooser", "#far-btn", []string{"data.csv"}, "file chooser", "far:data.csv"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			p, ctx := actPage(t, "act_upload.html")
-			var paths []string
-			for _, f := range tc.files {
-				paths = append(paths, files[f])
-			}
-			res := actMust(t)(p.Upload(ctx, actEl(t, ctx, p, tc.css), paths, ActOptions{}))
-			if res.FileVia != tc.via || !slices.Equal(res.Files, tc.files) || res.FileInput == nil || res.FileInput.Tag != "input" {
-				t.Fatalf("evidence via=%q files=%q input=%+v notes=%v", res.FileVia, res.Files, res.FileInput, res.Notes)
-			}
-			if got := actJS(t, ctx, p, `Array.from(document.querySelectorAll('#files li')).map(l => l.textContent).join(',')`); got != tc.list {
-				t.Fatalf("page saw %q", got)
-			}
-		})
-	}
-	t.Run("errors", func(t *testing.T) {
-		t.Parallel()
-		p, ctx := actPage(t, "act_upload.html")
-		_, err := p.Upload(ctx, actEl(t, ctx, p, "#avatar"), []string{filepath.Join(dir, "missing.txt")}, ActOptions{})
-		actWantCode(t, err, CodeInvalid)
-		_, err = p.Upload(ctx, actEl(t, ctx, p, "#avatar"), []string{files["a.txt"], files["b.txt"]}, ActOptions{})
-		actWantCode(t, err, CodeInvalid)
-	})
 }
 
 func TestActScroll(t *testing.T) {
@@ -783,22 +401,6 @@ func TestActScroll(t *testing.T) {
 	res = actMust(t)(p.Scroll(ctx, actEl(t, ctx, p, "#item9"), 80, ActOptions{}))
 	if res.ScrollBefore.Y != 0 || res.ScrollAfter.Y != 80 {
 		t.Fatalf("container scroll %+v -> %+v", res.ScrollBefore, res.ScrollAfter)
-	}
-}
-
-func TestActChordParse(t *testing.T) {
-	t.Parallel()
-	c, err := parseChord("Control+Shift+a")
-	if err != nil || c.modBits != modControl|modShift || c.key.code != "KeyA" {
-		t.Fatalf("%+v %v", c, err)
-	}
-	c, err = parseChord("Control++")
-	if err != nil || c.key.key != "+" || c.modBits != modControl {
-		t.Fatalf("%+v %v", c, err)
-	}
-	c, err = parseChord("Control+A")
-	if err != nil || c.key.key != "a" {
-		t.Fatalf("Control+A: %+v %v", c, err)
 	}
 }
 

@@ -2,41 +2,12 @@ package engine
 
 import (
 	"context"
-	"embed"
-	"encoding/json"
-	"fmt"
-	"io/fs"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 )
-
-//go:embed js/*.js
-var jsFS embed.FS
-
-// agentJS is the in-page agent: every file in js/ concatenated in name order.
-// It defines window.__mk once per document.
-var agentJS = func() string {
-	names, err := fs.Glob(jsFS, "js/*.js")
-	if err != nil {
-		panic(err) // the embed pattern is a constant; this cannot fail at run time
-	}
-	sort.Strings(names)
-	var b strings.Builder
-	b.WriteString("(() => {\nif (window.__mk) return;\nconst mk = window.__mk = {};\n")
-	for _, n := range names {
-		src, _ := jsFS.ReadFile(n)
-		fmt.Fprintf(&b, "// ---- %s\n", n)
-		b.Write(src)
-		b.WriteString("\n")
-	}
-	b.WriteString("})();\n")
-	return b.String()
-}()
 
 // Request is one network request seen by a page.
 type Request struct {
@@ -236,53 +207,8 @@ func (p *Page) notifyLocked() {
 	p.changed = make(chan struct{})
 }
 
-func (p *Page) adoptPopup(ctx context.Context, id proto.TargetTargetID) {
-	rp, err := p.ctx.rod.Context(ctx).PageFromTarget(id)
-	if err != nil {
-		return
-	}
-	np, err := newPage(ctx, p.ctx, rp.Context(context.Background()))
-	if err != nil {
-		return
-	}
-	np.secrets = p.Secrets()
-	p.ctx.track(np)
-	p.mu.Lock()
-	p.popups = append(p.popups, np)
-	p.notifyLocked()
-	p.mu.Unlock()
-}
-
 // Rod returns the underlying rod page, for callers that need raw CDP.
 func (p *Page) Rod() *rod.Page { return p.rod }
-
-// Popups returns the pages this page opened (new tabs, window.open), oldest
-// first.
-func (p *Page) Popups() []*Page {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]*Page(nil), p.popups...)
-}
-
-// WaitPopup waits until the page has opened more than n popups and returns
-// the newest.
-func (p *Page) WaitPopup(ctx context.Context, n int) (*Page, error) {
-	for {
-		p.mu.Lock()
-		if len(p.popups) > n {
-			np := p.popups[len(p.popups)-1]
-			p.mu.Unlock()
-			return np, nil
-		}
-		ch := p.changed
-		p.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return nil, &Error{Code: CodeTimeout, Msg: "no popup opened", Err: ctx.Err()}
-		case <-ch:
-		}
-	}
-}
 
 // Dialogs returns the JavaScript dialogs the page opened so far.
 func (p *Page) Dialogs() []Dialog {
@@ -358,84 +284,6 @@ func (p *Page) Close() error {
 	p.cancel()
 	p.ctx.untrack(p)
 	return p.rod.Timeout(5 * time.Second).Close()
-}
-
-const missingAgent = "__mk_missing__"
-
-// ensureAgent installs the in-page agent into the current document if a
-// navigation raced EvalOnNewDocument (about:blank, a page opened by the site).
-func (p *Page) ensureAgent(ctx context.Context) error {
-	_, err := p.rod.Context(ctx).Evaluate(rod.Eval("() => {\n" + agentJS + "\n}"))
-	if err != nil {
-		return &Error{Code: CodeBrowser, Msg: "install agent", Err: err}
-	}
-	return nil
-}
-
-// call invokes window.__mk[fn](args...) in the page's main frame, awaiting a
-// returned promise, and decodes the JSON result into out (when non-nil).
-func (p *Page) call(ctx context.Context, out any, fn string, args ...any) error {
-	js := `function(fn, ...args) { return window.__mk ? window.__mk[fn](...args) : "` + missingAgent + `" }`
-	allArgs := append([]any{fn}, args...)
-	for attempt := 0; ; attempt++ {
-		res, err := p.rod.Context(ctx).Evaluate(rod.Eval(js, allArgs...).ByPromise())
-		if err != nil {
-			if ctx.Err() != nil {
-				return &Error{Code: CodeTimeout, Msg: "in-page " + fn, Err: ctx.Err()}
-			}
-			return &Error{Code: CodeBrowser, Msg: "in-page " + fn, Err: err}
-		}
-		if res.Value.Str() == missingAgent && attempt == 0 {
-			if err := p.ensureAgent(ctx); err != nil {
-				return err
-			}
-			continue
-		}
-		if out == nil {
-			return nil
-		}
-		if err := json.Unmarshal([]byte(res.Value.JSON("", "")), out); err != nil {
-			return &Error{Code: CodeBrowser, Msg: "decode in-page " + fn + " result", Err: err}
-		}
-		return nil
-	}
-}
-
-// callObject is call for functions that return a DOM node: it returns a rod
-// element handle, or nil when the function returned null.
-func (p *Page) callObject(ctx context.Context, fn string, args ...any) (*rod.Element, error) {
-	js := `function(fn, ...args) { return window.__mk ? window.__mk[fn](...args) : null }`
-	res, err := p.rod.Context(ctx).Evaluate(rod.Eval(js, append([]any{fn}, args...)...).ByObject())
-	if err != nil {
-		return nil, &Error{Code: CodeBrowser, Msg: "in-page " + fn, Err: err}
-	}
-	if res.ObjectID == "" {
-		return nil, nil
-	}
-	el, err := p.rod.Context(ctx).ElementFromObject(res)
-	if err != nil {
-		return nil, &Error{Code: CodeBrowser, Msg: "element handle", Err: err}
-	}
-	return el, nil
-}
-
-// evalJSON evaluates a JS function expression in the main frame and decodes
-// its JSON result into out.
-func (p *Page) evalJSON(ctx context.Context, out any, js string, args ...any) error {
-	res, err := p.rod.Context(ctx).Evaluate(rod.Eval(js, args...).ByPromise())
-	if err != nil {
-		if ctx.Err() != nil {
-			return &Error{Code: CodeTimeout, Msg: "evaluate", Err: ctx.Err()}
-		}
-		return &Error{Code: CodeBrowser, Msg: "evaluate", Err: err}
-	}
-	if out == nil {
-		return nil
-	}
-	if err := json.Unmarshal([]byte(res.Value.JSON("", "")), out); err != nil {
-		return &Error{Code: CodeBrowser, Msg: "decode evaluate result", Err: err}
-	}
-	return nil
 }
 
 // screenshotQuiet returns a PNG of the viewport, or nil if it cannot be

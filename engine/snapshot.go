@@ -3,14 +3,12 @@ package engine
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"image/png"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 )
 
@@ -169,34 +167,6 @@ func (p *Page) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, e
 	}
 	s.Duration = time.Since(start)
 	return s, nil
-}
-
-// snapCallJSON is p.call for large results: the page returns one
-// JSON.stringify'd string, which CDP carries and Go decodes far faster than
-// a by-value object tree of thousands of elements.
-func (p *Page) snapCallJSON(ctx context.Context, out any, fn string, args ...any) error {
-	js := `function(fn, ...args) { return window.__mk ? JSON.stringify(window.__mk[fn](...args)) : "` + missingAgent + `" }`
-	all := append([]any{fn}, args...)
-	for attempt := 0; ; attempt++ {
-		res, err := p.rod.Context(ctx).Evaluate(rod.Eval(js, all...))
-		if err != nil {
-			if ctx.Err() != nil {
-				return &Error{Code: CodeTimeout, Msg: "in-page " + fn, Err: ctx.Err()}
-			}
-			return &Error{Code: CodeBrowser, Msg: "in-page " + fn, Err: err}
-		}
-		str := res.Value.Str()
-		if str == missingAgent && attempt == 0 {
-			if err := p.ensureAgent(ctx); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := json.Unmarshal([]byte(str), out); err != nil {
-			return &Error{Code: CodeBrowser, Msg: "decode in-page " + fn + " result", Err: err}
-		}
-		return nil
-	}
 }
 
 // Element turns menu entry i into a grounded *Element (fresh box, new

@@ -1,0 +1,158 @@
+package engine
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-rod/rod"
+)
+
+//go:embed js/*.js
+var jsFS embed.FS
+
+// agentJS is the in-page agent: every file in js/ concatenated in name order.
+// It defines window.__mk once per document.
+var agentJS = func() string {
+	names, err := fs.Glob(jsFS, "js/*.js")
+	if err != nil {
+		panic(err) // the embed pattern is a constant; this cannot fail at run time
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("(() => {\nif (window.__mk) return;\nconst mk = window.__mk = {};\n")
+	for _, n := range names {
+		src, _ := jsFS.ReadFile(n)
+		fmt.Fprintf(&b, "// ---- %s\n", n)
+		b.Write(src)
+		b.WriteString("\n")
+	}
+	b.WriteString("})();\n")
+	return b.String()
+}()
+
+const missingAgent = "__mk_missing__"
+
+// ensureAgent installs the in-page agent into the current document if a
+// navigation raced EvalOnNewDocument (about:blank, a page opened by the site).
+func (p *Page) ensureAgent(ctx context.Context) error {
+	_, err := p.rod.Context(ctx).Evaluate(rod.Eval("() => {\n" + agentJS + "\n}"))
+	if err != nil {
+		return &Error{Code: CodeBrowser, Msg: "install agent", Err: err}
+	}
+	return nil
+}
+
+// call invokes window.__mk[fn](args...) in the page's main frame, awaiting a
+// returned promise, and decodes the JSON result into out (when non-nil).
+func (p *Page) call(ctx context.Context, out any, fn string, args ...any) error {
+	js := `function(fn, ...args) { return window.__mk ? window.__mk[fn](...args) : "` + missingAgent + `" }`
+	allArgs := append([]any{fn}, args...)
+	for attempt := 0; ; attempt++ {
+		res, err := p.rod.Context(ctx).Evaluate(rod.Eval(js, allArgs...).ByPromise())
+		if err != nil {
+			if ctx.Err() != nil {
+				return &Error{Code: CodeTimeout, Msg: "in-page " + fn, Err: ctx.Err()}
+			}
+			return &Error{Code: CodeBrowser, Msg: "in-page " + fn, Err: err}
+		}
+		if res.Value.Str() == missingAgent && attempt == 0 {
+			if err := p.ensureAgent(ctx); err != nil {
+				return err
+			}
+			continue
+		}
+		if out == nil {
+			return nil
+		}
+		if err := json.Unmarshal([]byte(res.Value.JSON("", "")), out); err != nil {
+			return &Error{Code: CodeBrowser, Msg: "decode in-page " + fn + " result", Err: err}
+		}
+		return nil
+	}
+}
+
+// callObject is call for functions that return a DOM node: it returns a rod
+// element handle, or nil when the function returned null.
+func (p *Page) callObject(ctx context.Context, fn string, args ...any) (*rod.Element, error) {
+	js := `function(fn, ...args) { return window.__mk ? window.__mk[fn](...args) : null }`
+	res, err := p.rod.Context(ctx).Evaluate(rod.Eval(js, append([]any{fn}, args...)...).ByObject())
+	if err != nil {
+		return nil, &Error{Code: CodeBrowser, Msg: "in-page " + fn, Err: err}
+	}
+	if res.ObjectID == "" {
+		return nil, nil
+	}
+	el, err := p.rod.Context(ctx).ElementFromObject(res)
+	if err != nil {
+		return nil, &Error{Code: CodeBrowser, Msg: "element handle", Err: err}
+	}
+	return el, nil
+}
+
+// evalJSON evaluates a JS function expression in the main frame and decodes
+// its JSON result into out.
+func (p *Page) evalJSON(ctx context.Context, out any, js string, args ...any) error {
+	res, err := p.rod.Context(ctx).Evaluate(rod.Eval(js, args...).ByPromise())
+	if err != nil {
+		if ctx.Err() != nil {
+			return &Error{Code: CodeTimeout, Msg: "evaluate", Err: ctx.Err()}
+		}
+		return &Error{Code: CodeBrowser, Msg: "evaluate", Err: err}
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal([]byte(res.Value.JSON("", "")), out); err != nil {
+		return &Error{Code: CodeBrowser, Msg: "decode evaluate result", Err: err}
+	}
+	return nil
+}
+
+// snapCallJSON is p.call for large results: the page returns one
+// JSON.stringify'd string, which CDP carries and Go decodes far faster than
+// a by-value object tree of thousands of elements.
+func (p *Page) snapCallJSON(ctx context.Context, out any, fn string, args ...any) error {
+	js := `function(fn, ...args) { return window.__mk ? JSON.stringify(window.__mk[fn](...args)) : "` + missingAgent + `" }`
+	all := append([]any{fn}, args...)
+	for attempt := 0; ; attempt++ {
+		res, err := p.rod.Context(ctx).Evaluate(rod.Eval(js, all...))
+		if err != nil {
+			if ctx.Err() != nil {
+				return &Error{Code: CodeTimeout, Msg: "in-page " + fn, Err: ctx.Err()}
+			}
+			return &Error{Code: CodeBrowser, Msg: "in-page " + fn, Err: err}
+		}
+		str := res.Value.Str()
+		if str == missingAgent && attempt == 0 {
+			if err := p.ensureAgent(ctx); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := json.Unmarshal([]byte(str), out); err != nil {
+			return &Error{Code: CodeBrowser, Msg: "decode in-page " + fn + " result", Err: err}
+		}
+		return nil
+	}
+}
+
+// waitMs converts a wait to milliseconds for in-page waits, bounded by
+// ctx's deadline (leaving a little time to report back).
+func waitMs(ctx context.Context, d time.Duration) int {
+	if dl, ok := ctx.Deadline(); ok {
+		left := time.Until(dl) - 50*time.Millisecond
+		if left < d {
+			d = left
+		}
+	}
+	if d < 0 {
+		d = 0
+	}
+	return int(d / time.Millisecond)
+}

@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+)
+
+// Check makes a checkbox, radio, switch (native or ARIA role=checkbox /
+// switch / radio / menuitemcheckbox) checked. The target may also be a
+// label or a wrapper holding one such control. Nothing is sent when it is
+// already checked (ActResult.NoOp). Otherwise the element is clicked (a
+// hidden native input through its visible label) and the new state verified;
+// a state that did not change is CodeNoEffect.
+func (p *Page) Check(ctx context.Context, el *Element, opt ActOptions) (*ActResult, error) {
+	return p.setChecked(ctx, ActCheck, el, true, opt)
+}
+
+// Uncheck is Check towards the unchecked state. Unchecking a radio button is
+// CodeInvalid.
+func (p *Page) Uncheck(ctx context.Context, el *Element, opt ActOptions) (*ActResult, error) {
+	return p.setChecked(ctx, ActUncheck, el, false, opt)
+}
+
+type actCheckState struct {
+	OK      bool   `json:"ok"`
+	Reason  string `json:"reason"`
+	Kind    string `json:"kind"`
+	Type    string `json:"type"`
+	Checked any    `json:"checked"`
+	Control int    `json:"control"`
+}
+
+func (s actCheckState) state() string { return fmt.Sprint(s.Checked) }
+
+func (p *Page) setChecked(ctx context.Context, action Action, el *Element, want bool, opt ActOptions) (*ActResult, error) {
+	a := p.begin(ctx, action, el, opt)
+	if el == nil {
+		return a.end(errorf(CodeInvalid, "%s needs an element", a.res.Action))
+	}
+	w := a.watch(ctx)
+	defer w.stop()
+	var st actCheckState
+	if err := p.call(ctx, &st, "actChecked", el.Ref); err != nil {
+		return a.end(err)
+	}
+	if !st.OK {
+		if st.Reason == "detached" {
+			return a.end(errorf(CodeNotFound, "element is detached"))
+		}
+		return a.end(errorf(CodeNotInteractable, "%s", st.Reason))
+	}
+	a.res.CheckedBefore = st.state()
+	if st.Checked == want {
+		a.res.NoOp = true
+		a.res.CheckedAfter = st.state()
+		a.res.note("already %s: nothing sent", map[bool]string{true: "checked", false: "unchecked"}[want])
+		return a.end(nil)
+	}
+	if !want && (st.Type == "radio" || st.Type == "menuitemradio") {
+		return a.end(errorf(CodeInvalid, "a radio button cannot be unchecked; check another option of its group"))
+	}
+	if err := a.clickRef(ctx, el.Ref, opt.Channel, true); err != nil {
+		return a.end(err)
+	}
+	var after actCheckState
+	if err := p.call(ctx, &after, "actWaitChecked", st.Control, want, waitMs(ctx, actVerifyWait)); err != nil {
+		return a.end(err)
+	}
+	a.res.CheckedAfter = after.state()
+	if !after.OK {
+		return a.end(errorf(CodeNoEffect, "the control disappeared after the click"))
+	}
+	if after.Checked != want {
+		return a.end(errorf(CodeNoEffect, "clicked, but the state is still %s", after.state()))
+	}
+	return a.end(w.settle(ctx, a.res, true, opt.NoWaitAfter))
+}
