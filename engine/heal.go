@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
-	"strings"
 	"time"
 
 	"github.com/go-rod/rod/lib/input"
 )
 
-// healer runs one step's attempts and picks the next strategy from the
-// diagnosis of the last failure.
+// Failure handling: after a failed attempt, next picks a strategy from the
+// diagnosis and apply prepares the retry with it. Do runs the retry through
+// the normal path (stepRun.attempt) after its idempotency guard.
 //
 // Strategy chains, per diagnosis:
 //
@@ -27,208 +26,16 @@ import (
 // check_failed means the action reached the server (a non-GET request was
 // sent during the attempt) and the post-conditions still failed: repeating
 // it could submit twice, so the step fails with the evidence instead.
-type healer struct {
-	p       *Page
-	step    Step
-	index   int
-	channel Channel
-	el      *Element // last grounded element
-	refind  bool     // re-ground through el's fingerprint
-	acted   bool     // an action was dispatched at least once
-	tried   map[string]bool
-	// checkErr is the first post-condition failure; it explains a failed
-	// step better than a later grounding error does.
-	checkErr *Error
-	lastAct  *ActResult
-
-	res      *StepResult
-	baseC    <-chan baseResult // the baseline being captured
-	base     *Baseline
-	baseErr  error
-	baseDone bool
-}
-
-// baseline returns the step's baseline, waiting for its capture once.
-func (h *healer) baseline() (*Baseline, error) {
-	if !h.baseDone {
-		r := <-h.baseC
-		h.base, h.baseErr, h.baseDone = r.b, r.err, true
-		if r.b != nil {
-			h.res.URLBefore = r.b.URL
-		}
-	}
-	return h.base, h.baseErr
-}
-
-func (h *healer) attempt(ctx context.Context, res *StepResult) error {
-	p, step := h.p, h.step
-	var el *Element
-	// The reaction mark is read while grounding runs: two round trips to
-	// the renderer in flight at once instead of one after the other.
-	type markRes struct {
-		r   reaction
-		err error
-	}
-	markc := make(chan markRes, 1)
-	go func() {
-		r, err := p.reactionMark(ctx)
-		markc <- markRes{r, err}
-	}()
-	if needsElement(step) {
-		var err error
-		if h.refind && h.el != nil {
-			el, err = p.Refind(ctx, h.el.Fingerprint)
-		} else {
-			el, err = p.Resolve(ctx, *step.Target)
-		}
-		if err != nil {
-			<-markc
-			return err
-		}
-		h.el, h.refind = el, false
-		res.Element = el
-		p.emit(Event{Kind: EvGrounded, Step: h.index, Action: step.Action, Data: map[string]any{
-			"target": step.Target.String(), "role": el.Role, "name": el.Name, "selector": el.Selector,
-			"frame": el.Frame, "confidence": el.Confidence}})
-	}
-	before := (<-markc).r
-	base, err := h.baseline()
-	if err != nil {
-		return err
-	}
-	mark := p.RequestMark()
-	act, err := p.perform(ctx, step, el, h.channel)
-	if act != nil {
-		h.lastAct = act
-		res.Act = act
-		if act.Popup != nil {
-			res.Popup = act.Popup
-		}
-	}
-	if err != nil {
-		// Input reached the page when the action got as far as checking its
-		// own effect; the idempotency guard must know that.
-		if IsCode(err, CodeValueNotApplied) || IsCode(err, CodeNoEffect) {
-			h.acted = true
-		}
-		return err
-	}
-	h.acted = true
-	implicit := implicitChecks(step, act)
-	expect, covered := coveredByAction(step, implicit)
-	checks := append(implicit, covered...)
-	if len(expect) > 0 {
-		checks = append(checks, p.Verify(ctx, expect, base)...)
-	}
-	res.Checks = checks
-	p.emitChecks(h.index, step.Action, checks)
-	if AllPassed(checks) {
-		return nil
-	}
-	failed := failedChecks(checks)
-	if mut := mutatingRequests(p.Requests(mark)); len(mut) > 0 {
-		e := &Error{Code: CodeCheckFailed, Msg: fmt.Sprintf("%d of %d post-conditions failed after the action sent %s %s", failed, len(checks), mut[0].Method, mut[0].URL), Checks: checks}
-		if h.checkErr == nil {
-			h.checkErr = e
-		}
-		return e
-	}
-	if how := p.reacted(ctx, before, mark, act); how != "" {
-		e := &Error{Code: CodeCheckFailed, Msg: fmt.Sprintf("%d of %d post-conditions failed although the page reacted (%s); not repeating the action", failed, len(checks), how), Checks: checks}
-		if h.checkErr == nil {
-			h.checkErr = e
-		}
-		return e
-	}
-	e := &Error{Code: CodeNoEffect, Msg: fmt.Sprintf("%d of %d post-conditions failed and the page did not react to the action", failed, len(checks)), Checks: checks}
-	if h.checkErr == nil {
-		h.checkErr = e
-	}
-	return e
-}
-
-func failedChecks(cs []CheckResult) int {
-	n := 0
-	for _, c := range cs {
-		if c.Status != Passed {
-			n++
-		}
-	}
-	return n
-}
-
-// implicitChecks turns what the action itself verified (the value a fill
-// applied, the option a select chose) into check results, so the evidence
-// shows it even when the spec wrote no expect.
-func implicitChecks(step Step, act *ActResult) []CheckResult {
-	if act == nil {
-		return nil
-	}
-	c := CheckResult{Status: Passed, Duration: act.Duration, Evidence: map[string]any{"implicit": true, "channel": string(act.Channel)}}
-	if act.Target != nil {
-		c.Evidence["element"] = *act.Target
-	}
-	switch step.Action {
-	case ActFill:
-		c.Kind, c.Expected, c.Actual = CondValueEquals, step.Value, act.ValueAfter
-		if step.Sensitive {
-			c.Expected, c.Actual = Redacted, Redacted
-		}
-		c.Evidence["before"] = act.ValueBefore
-		if step.Sensitive {
-			c.Evidence["before"] = Redacted
-		}
-	case ActSelect:
-		c.Kind, c.Expected, c.Actual = CondValueEquals, strings.Join(step.Options, ", "), strings.Join(act.SelectedAfter, ", ")
-		c.Evidence["before"] = strings.Join(act.SelectedBefore, ", ")
-	case ActCheck, ActUncheck:
-		want := "checked"
-		if step.Action == ActUncheck {
-			want = "unchecked"
-		}
-		c.Kind, c.Expected, c.Actual = CondElementState, want, map[string]string{"true": "checked", "false": "unchecked", "mixed": "mixed"}[act.CheckedAfter]
-		c.Evidence["before"] = act.CheckedBefore
-		c.Evidence["noop"] = act.NoOp
-	case ActUpload:
-		c.Kind, c.Expected, c.Actual = CondValueEquals, fmt.Sprintf("%d file(s)", len(step.Files)), strings.Join(act.Files, ", ")
-	default:
-		return nil
-	}
-	return []CheckResult{c}
-}
-
-// mutatingRequests returns the requests that may have changed server state.
-func mutatingRequests(rs []Request) []Request {
-	var out []Request
-	for _, r := range rs {
-		switch r.Method {
-		case "", "GET", "HEAD", "OPTIONS":
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-func needsElement(s Step) bool {
-	switch s.Action {
-	case ActGoto, ActWait, ActPress:
-		return false
-	case ActScroll:
-		return s.Target != nil
-	}
-	return s.Target != nil
-}
 
 // next picks the strategy for the next attempt, or false to stop.
-func (h *healer) next(err error) (string, bool) {
-	if h.tried == nil {
-		h.tried = map[string]bool{}
+func (sr *stepRun) next(err error) (string, bool) {
+	if sr.tried == nil {
+		sr.tried = map[string]bool{}
 	}
 	var chain []string
 	switch codeOf(err) {
 	case CodeNotFound:
-		if h.checkErr != nil {
+		if sr.checkErr != nil {
 			// The target vanished after an action whose checks failed:
 			// only re-grounding the same element makes sense.
 			chain = []string{"re_ground"}
@@ -244,13 +51,13 @@ func (h *healer) next(err error) (string, bool) {
 	case CodeNoEffect:
 		chain = []string{"switch_channel", "backoff"}
 	case CodeNavFailed:
-		if h.step.Action == ActGoto {
+		if sr.step.Action == ActGoto {
 			chain = []string{"backoff"}
 		}
 	}
 	for _, s := range chain {
-		if !h.tried[s] {
-			h.tried[s] = true
+		if !sr.tried[s] {
+			sr.tried[s] = true
 			return s, true
 		}
 	}
@@ -258,11 +65,11 @@ func (h *healer) next(err error) (string, bool) {
 }
 
 // apply prepares the next attempt.
-func (h *healer) apply(ctx context.Context, strategy string, last error) error {
-	p := h.p
+func (sr *stepRun) apply(ctx context.Context, strategy string, last error) error {
+	p := sr.p
 	switch strategy {
 	case "wait":
-		return h.waitTarget(ctx, last)
+		return sr.waitTarget(ctx, last)
 	case "scroll_probe":
 		// Lazy lists render on scroll: walk down the page a viewport at a
 		// time until the target shows up or the page ends.
@@ -271,7 +78,7 @@ func (h *healer) apply(ctx context.Context, strategy string, last error) error {
 			if err := p.evalJSON(ctx, &end, `() => { const b = window.scrollY; window.scrollBy(0, window.innerHeight * 0.9); return window.scrollY === b }`); err != nil {
 				return err
 			}
-			if n, err := p.Count(ctx, *h.step.Target); err == nil && n > 0 {
+			if n, err := p.Count(ctx, *sr.step.Target); err == nil && n > 0 {
 				return nil
 			}
 			if end {
@@ -280,13 +87,13 @@ func (h *healer) apply(ctx context.Context, strategy string, last error) error {
 		}
 		return nil
 	case "re_ground":
-		h.refind = h.el != nil
+		sr.refind = sr.el != nil
 		return nil
 	case "dismiss_overlay":
 		if err := p.rod.Context(ctx).Keyboard.Type(input.Escape); err != nil {
 			return &Error{Code: CodeBrowser, Msg: "press Escape", Err: err}
 		}
-		if hit := h.occluder(last); hit != nil {
+		if hit := sr.occluder(last); hit != nil {
 			occ := &Target{CSS: hit.Selector}
 			gone := []Condition{{Kind: CondElementGone, Target: occ, Timeout: 500 * time.Millisecond}}
 			if AllPassed(p.Verify(ctx, gone, nil)) {
@@ -305,10 +112,10 @@ func (h *healer) apply(ctx context.Context, strategy string, last error) error {
 		}
 		return nil
 	case "switch_channel":
-		if h.channel == ChannelDOM {
-			h.channel = ChannelCDP
+		if sr.channel == ChannelDOM {
+			sr.channel = ChannelCDP
 		} else {
-			h.channel = ChannelDOM
+			sr.channel = ChannelDOM
 		}
 		return nil
 	case "backoff":
@@ -327,64 +134,30 @@ func (h *healer) apply(ctx context.Context, strategy string, last error) error {
 
 // waitTarget waits (on DOM mutations, not a timer) until the target exists
 // and, after not_interactable, is enabled.
-func (h *healer) waitTarget(ctx context.Context, last error) error {
-	if h.step.Target == nil {
+func (sr *stepRun) waitTarget(ctx context.Context, last error) error {
+	if sr.step.Target == nil {
 		return nil
 	}
 	remaining := DefaultCheckTimeout
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < remaining {
 		remaining = time.Until(dl)
 	}
-	conds := []Condition{{Kind: CondElementExists, Target: h.step.Target, Timeout: remaining}}
+	conds := []Condition{{Kind: CondElementExists, Target: sr.step.Target, Timeout: remaining}}
 	switch codeOf(last) {
 	case CodeNotInteractable:
-		conds = []Condition{{Kind: CondElementState, Target: h.step.Target, State: "enabled", Timeout: remaining}, {Kind: CondElementState, Target: h.step.Target, State: "visible", Timeout: remaining}}
+		conds = []Condition{{Kind: CondElementState, Target: sr.step.Target, State: "enabled", Timeout: remaining}, {Kind: CondElementState, Target: sr.step.Target, State: "visible", Timeout: remaining}}
 	case CodeOccluded:
 		return nil
 	}
-	h.p.Verify(ctx, conds, nil)
+	sr.p.Verify(ctx, conds, nil)
 	return nil
-}
-
-type reaction struct {
-	Count int    `json:"count"`
-	Doc   string `json:"doc"`
-}
-
-// reactionMark reads the page's DOM mutation counter (js/70_run.js).
-func (p *Page) reactionMark(ctx context.Context) (reaction, error) {
-	var r reaction
-	err := p.call(ctx, &r, "reactionMark")
-	return r, err
-}
-
-// reacted says how the page reacted to an action since before/mark: a new
-// document, a popup, a request, or DOM mutations. "" means no reaction.
-func (p *Page) reacted(ctx context.Context, before reaction, mark int64, act *ActResult) string {
-	if act != nil && (act.Navigated || act.Popup != nil) {
-		return "navigation"
-	}
-	if rs := p.Requests(mark); len(rs) > 0 {
-		return fmt.Sprintf("%d request(s), first %s %s", len(rs), rs[0].Method, rs[0].URL)
-	}
-	now, err := p.reactionMark(ctx)
-	if err != nil || before.Doc == "" {
-		return "" // cannot tell: treat as no reaction, which only allows a retry guarded by the idempotency check
-	}
-	if now.Doc != before.Doc {
-		return "new document"
-	}
-	if now.Count > before.Count {
-		return fmt.Sprintf("%d DOM mutation(s)", now.Count-before.Count)
-	}
-	return ""
 }
 
 // occluder returns the element that covered the target in the last
 // attempt (top-level document only), from the actionability report or the
 // error's candidates.
-func (h *healer) occluder(last error) *Candidate {
-	if a := h.lastAct; a != nil && a.Actionability != nil && a.Actionability.Hit != nil {
+func (sr *stepRun) occluder(last error) *Candidate {
+	if a := sr.lastAct; a != nil && a.Actionability != nil && a.Actionability.Hit != nil {
 		if hit := a.Actionability.Hit; hit.Selector != "" && hit.Frame == "" {
 			return hit
 		}
@@ -394,25 +167,4 @@ func (h *healer) occluder(last error) *Candidate {
 		return &ee.Candidates[0]
 	}
 	return nil
-}
-
-// coveredByAction splits off the post-conditions a fill already proved by
-// reading the live field back: a value_equals on the very element it wrote,
-// with the value it wrote. Those pass with the fill's read-back as evidence
-// instead of a second read; the rest is returned for Verify.
-func coveredByAction(step Step, implicit []CheckResult) (rest []Condition, covered []CheckResult) {
-	if step.Action != ActFill || step.Target == nil || len(implicit) != 1 ||
-		implicit[0].Status != Passed || implicit[0].Kind != CondValueEquals {
-		return step.Expect, nil
-	}
-	for _, c := range step.Expect {
-		if c.Kind == CondValueEquals && c.Target != nil && reflect.DeepEqual(*c.Target, *step.Target) && c.Value == step.Value {
-			cr := implicit[0]
-			cr.Evidence = map[string]any{"read_back_by": "fill", "element": implicit[0].Evidence["element"]}
-			covered = append(covered, cr)
-			continue
-		}
-		rest = append(rest, c)
-	}
-	return rest, covered
 }

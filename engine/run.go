@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 	"time"
 )
 
@@ -184,7 +186,7 @@ func (p *Page) do(ctx context.Context, index int, step Step) (*StepResult, error
 		b, err := p.Baseline(ctx, step.Expect)
 		baseC <- baseResult{b, err}
 	}()
-	h := healer{p: p, step: step, index: index, channel: ChannelAuto, baseC: baseC, res: res}
+	sr := stepRun{p: p, step: step, index: index, channel: ChannelAuto, baseC: baseC, res: res}
 	strategy := "initial"
 	var lastErr error
 	for n := 0; n <= retry; n++ {
@@ -192,12 +194,12 @@ func (p *Page) do(ctx context.Context, index int, step Step) (*StepResult, error
 			break
 		}
 		aStart := time.Now()
-		att := Attempt{N: n + 1, Strategy: strategy, Channel: h.channel}
+		att := Attempt{N: n + 1, Strategy: strategy, Channel: sr.channel}
 		if n > 0 {
 			p.emit(Event{Kind: EvHealing, Step: index, Action: step.Action, Data: map[string]any{"strategy": strategy, "after": errString(lastErr)}})
 			// Idempotency guard: if the previous attempt had its effect after
 			// all, do not act again.
-			if base, berr := h.baseline(); berr == nil && h.acted && len(step.Expect) > 0 {
+			if base, berr := sr.baseline(); berr == nil && sr.acted && len(step.Expect) > 0 {
 				checks := p.Verify(ctx, shortChecks(step.Expect), base)
 				if AllPassed(checks) {
 					res.Checks = checks
@@ -208,7 +210,7 @@ func (p *Page) do(ctx context.Context, index int, step Step) (*StepResult, error
 					return finish(nil)
 				}
 			}
-			if err := h.apply(ctx, strategy, lastErr); err != nil {
+			if err := sr.apply(ctx, strategy, lastErr); err != nil {
 				att.Error, att.Code = err.Error(), codeOf(err)
 				att.Duration = time.Since(aStart)
 				res.Attempts = append(res.Attempts, att)
@@ -216,9 +218,9 @@ func (p *Page) do(ctx context.Context, index int, step Step) (*StepResult, error
 				break
 			}
 		}
-		err := h.attempt(ctx, res)
+		err := sr.attempt(ctx, res)
 		att.Duration = time.Since(aStart)
-		att.Channel = h.channel
+		att.Channel = sr.channel
 		if err == nil {
 			res.Attempts = append(res.Attempts, att)
 			return finish(nil)
@@ -226,16 +228,16 @@ func (p *Page) do(ctx context.Context, index int, step Step) (*StepResult, error
 		att.Error, att.Code = err.Error(), codeOf(err)
 		res.Attempts = append(res.Attempts, att)
 		lastErr = err
-		next, ok := h.next(err)
+		next, ok := sr.next(err)
 		if !ok {
 			break
 		}
 		strategy = next
 	}
-	if h.checkErr != nil && (IsCode(lastErr, CodeNotFound) || IsCode(lastErr, CodeAmbiguous) || IsCode(lastErr, CodeTimeout) || ctx.Err() != nil) {
+	if sr.checkErr != nil && (IsCode(lastErr, CodeNotFound) || IsCode(lastErr, CodeAmbiguous) || IsCode(lastErr, CodeTimeout) || ctx.Err() != nil) {
 		// A retry could not even re-find the target: the post-condition
 		// failure of the attempt that did act is the real story.
-		ce := *h.checkErr
+		ce := *sr.checkErr
 		ce.Msg += "; retry: " + errString(lastErr)
 		lastErr = &ce
 	}
@@ -339,4 +341,255 @@ func validateStep(s Step) error {
 type baseResult struct {
 	b   *Baseline
 	err error
+}
+
+// stepRun is the state of one step across its attempts: the normal path
+// (attempt: ground, act, verify) lives here, the strategies that prepare a
+// retry in heal.go.
+type stepRun struct {
+	p       *Page
+	step    Step
+	index   int
+	channel Channel
+	el      *Element        // last grounded element
+	refind  bool            // re-ground through el's fingerprint
+	acted   bool            // an action was dispatched at least once
+	tried   map[string]bool // strategies already used (heal.go)
+	// checkErr is the first post-condition failure; it explains a failed
+	// step better than a later grounding error does.
+	checkErr *Error
+	lastAct  *ActResult
+
+	res      *StepResult
+	baseC    <-chan baseResult // the baseline being captured
+	base     *Baseline
+	baseErr  error
+	baseDone bool
+}
+
+// baseline returns the step's baseline, waiting for its capture once.
+func (sr *stepRun) baseline() (*Baseline, error) {
+	if !sr.baseDone {
+		r := <-sr.baseC
+		sr.base, sr.baseErr, sr.baseDone = r.b, r.err, true
+		if r.b != nil {
+			sr.res.URLBefore = r.b.URL
+		}
+	}
+	return sr.base, sr.baseErr
+}
+
+func (sr *stepRun) attempt(ctx context.Context, res *StepResult) error {
+	p, step := sr.p, sr.step
+	var el *Element
+	// The reaction mark is read while grounding runs: two round trips to
+	// the renderer in flight at once instead of one after the other.
+	type markRes struct {
+		r   reaction
+		err error
+	}
+	markc := make(chan markRes, 1)
+	go func() {
+		r, err := p.reactionMark(ctx)
+		markc <- markRes{r, err}
+	}()
+	if needsElement(step) {
+		var err error
+		if sr.refind && sr.el != nil {
+			el, err = p.Refind(ctx, sr.el.Fingerprint)
+		} else {
+			el, err = p.Resolve(ctx, *step.Target)
+		}
+		if err != nil {
+			<-markc
+			return err
+		}
+		sr.el, sr.refind = el, false
+		res.Element = el
+		p.emit(Event{Kind: EvGrounded, Step: sr.index, Action: step.Action, Data: map[string]any{
+			"target": step.Target.String(), "role": el.Role, "name": el.Name, "selector": el.Selector,
+			"frame": el.Frame, "confidence": el.Confidence}})
+	}
+	before := (<-markc).r
+	base, err := sr.baseline()
+	if err != nil {
+		return err
+	}
+	mark := p.RequestMark()
+	act, err := p.perform(ctx, step, el, sr.channel)
+	if act != nil {
+		sr.lastAct = act
+		res.Act = act
+		if act.Popup != nil {
+			res.Popup = act.Popup
+		}
+	}
+	if err != nil {
+		// Input reached the page when the action got as far as checking its
+		// own effect; the idempotency guard must know that.
+		if IsCode(err, CodeValueNotApplied) || IsCode(err, CodeNoEffect) {
+			sr.acted = true
+		}
+		return err
+	}
+	sr.acted = true
+	implicit := implicitChecks(step, act)
+	expect, covered := coveredByAction(step, implicit)
+	checks := append(implicit, covered...)
+	if len(expect) > 0 {
+		checks = append(checks, p.Verify(ctx, expect, base)...)
+	}
+	res.Checks = checks
+	p.emitChecks(sr.index, step.Action, checks)
+	if AllPassed(checks) {
+		return nil
+	}
+	failed := failedChecks(checks)
+	if mut := mutatingRequests(p.Requests(mark)); len(mut) > 0 {
+		e := &Error{Code: CodeCheckFailed, Msg: fmt.Sprintf("%d of %d post-conditions failed after the action sent %s %s", failed, len(checks), mut[0].Method, mut[0].URL), Checks: checks}
+		if sr.checkErr == nil {
+			sr.checkErr = e
+		}
+		return e
+	}
+	if how := p.reacted(ctx, before, mark, act); how != "" {
+		e := &Error{Code: CodeCheckFailed, Msg: fmt.Sprintf("%d of %d post-conditions failed although the page reacted (%s); not repeating the action", failed, len(checks), how), Checks: checks}
+		if sr.checkErr == nil {
+			sr.checkErr = e
+		}
+		return e
+	}
+	e := &Error{Code: CodeNoEffect, Msg: fmt.Sprintf("%d of %d post-conditions failed and the page did not react to the action", failed, len(checks)), Checks: checks}
+	if sr.checkErr == nil {
+		sr.checkErr = e
+	}
+	return e
+}
+
+func failedChecks(cs []CheckResult) int {
+	n := 0
+	for _, c := range cs {
+		if c.Status != Passed {
+			n++
+		}
+	}
+	return n
+}
+
+// implicitChecks turns what the action itself verified (the value a fill
+// applied, the option a select chose) into check results, so the evidence
+// shows it even when the spec wrote no expect.
+func implicitChecks(step Step, act *ActResult) []CheckResult {
+	if act == nil {
+		return nil
+	}
+	c := CheckResult{Status: Passed, Duration: act.Duration, Evidence: map[string]any{"implicit": true, "channel": string(act.Channel)}}
+	if act.Target != nil {
+		c.Evidence["element"] = *act.Target
+	}
+	switch step.Action {
+	case ActFill:
+		c.Kind, c.Expected, c.Actual = CondValueEquals, step.Value, act.ValueAfter
+		if step.Sensitive {
+			c.Expected, c.Actual = Redacted, Redacted
+		}
+		c.Evidence["before"] = act.ValueBefore
+		if step.Sensitive {
+			c.Evidence["before"] = Redacted
+		}
+	case ActSelect:
+		c.Kind, c.Expected, c.Actual = CondValueEquals, strings.Join(step.Options, ", "), strings.Join(act.SelectedAfter, ", ")
+		c.Evidence["before"] = strings.Join(act.SelectedBefore, ", ")
+	case ActCheck, ActUncheck:
+		want := "checked"
+		if step.Action == ActUncheck {
+			want = "unchecked"
+		}
+		c.Kind, c.Expected, c.Actual = CondElementState, want, map[string]string{"true": "checked", "false": "unchecked", "mixed": "mixed"}[act.CheckedAfter]
+		c.Evidence["before"] = act.CheckedBefore
+		c.Evidence["noop"] = act.NoOp
+	case ActUpload:
+		c.Kind, c.Expected, c.Actual = CondValueEquals, fmt.Sprintf("%d file(s)", len(step.Files)), strings.Join(act.Files, ", ")
+	default:
+		return nil
+	}
+	return []CheckResult{c}
+}
+
+// mutatingRequests returns the requests that may have changed server state.
+func mutatingRequests(rs []Request) []Request {
+	var out []Request
+	for _, r := range rs {
+		switch r.Method {
+		case "", "GET", "HEAD", "OPTIONS":
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func needsElement(s Step) bool {
+	switch s.Action {
+	case ActGoto, ActWait, ActPress:
+		return false
+	case ActScroll:
+		return s.Target != nil
+	}
+	return s.Target != nil
+}
+
+type reaction struct {
+	Count int    `json:"count"`
+	Doc   string `json:"doc"`
+}
+
+// reactionMark reads the page's DOM mutation counter (js/70_run.js).
+func (p *Page) reactionMark(ctx context.Context) (reaction, error) {
+	var r reaction
+	err := p.call(ctx, &r, "reactionMark")
+	return r, err
+}
+
+// reacted says how the page reacted to an action since before/mark: a new
+// document, a popup, a request, or DOM mutations. "" means no reaction.
+func (p *Page) reacted(ctx context.Context, before reaction, mark int64, act *ActResult) string {
+	if act != nil && (act.Navigated || act.Popup != nil) {
+		return "navigation"
+	}
+	if rs := p.Requests(mark); len(rs) > 0 {
+		return fmt.Sprintf("%d request(s), first %s %s", len(rs), rs[0].Method, rs[0].URL)
+	}
+	now, err := p.reactionMark(ctx)
+	if err != nil || before.Doc == "" {
+		return "" // cannot tell: treat as no reaction, which only allows a retry guarded by the idempotency check
+	}
+	if now.Doc != before.Doc {
+		return "new document"
+	}
+	if now.Count > before.Count {
+		return fmt.Sprintf("%d DOM mutation(s)", now.Count-before.Count)
+	}
+	return ""
+}
+
+// coveredByAction splits off the post-conditions a fill already proved by
+// reading the live field back: a value_equals on the very element it wrote,
+// with the value it wrote. Those pass with the fill's read-back as evidence
+// instead of a second read; the rest is returned for Verify.
+func coveredByAction(step Step, implicit []CheckResult) (rest []Condition, covered []CheckResult) {
+	if step.Action != ActFill || step.Target == nil || len(implicit) != 1 ||
+		implicit[0].Status != Passed || implicit[0].Kind != CondValueEquals {
+		return step.Expect, nil
+	}
+	for _, c := range step.Expect {
+		if c.Kind == CondValueEquals && c.Target != nil && reflect.DeepEqual(*c.Target, *step.Target) && c.Value == step.Value {
+			cr := implicit[0]
+			cr.Evidence = map[string]any{"read_back_by": "fill", "element": implicit[0].Evidence["element"]}
+			covered = append(covered, cr)
+			continue
+		}
+		rest = append(rest, c)
+	}
+	return rest, covered
 }
