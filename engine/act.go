@@ -213,7 +213,7 @@ func (p *Page) Hover(ctx context.Context, el *Element, opt ActOptions) (*ActResu
 	}
 	if ch == ChannelDOM {
 		var out struct{ OK bool }
-		if err := p.call(ctx, &out, "actDomHover", el.Ref); err != nil {
+		if err := p.call(ctx, &out, mkActDomHover, el.Ref); err != nil {
 			return a.end(err)
 		}
 		if !out.OK {
@@ -266,7 +266,7 @@ func (p *Page) Fill(ctx context.Context, el *Element, value string, opt ActOptio
 		if err := json.Unmarshal(rep.prep, &prep); err != nil {
 			return a.end(&Error{Code: CodeBrowser, Msg: "decode fill preparation", Err: err})
 		}
-	} else if err := p.call(ctx, &prep, "actFillPrep", el.Ref); err != nil {
+	} else if err := p.call(ctx, &prep, mkActFillPrep, el.Ref); err != nil {
 		return a.end(err)
 	}
 	if !prep.OK {
@@ -285,7 +285,7 @@ func (p *Page) Fill(ctx context.Context, el *Element, value string, opt ActOptio
 		var out struct {
 			OK bool `json:"ok"`
 		}
-		if err := p.call(ctx, &out, "setValue", el.Ref, value); err != nil {
+		if err := p.call(ctx, &out, mkSetValue, el.Ref, value); err != nil {
 			return a.end(err)
 		}
 		if !out.OK {
@@ -346,7 +346,7 @@ func (p *Page) Scroll(ctx context.Context, el *Element, deltaY float64, opt ActO
 			Box        *Box   `json:"box"`
 			InViewport bool   `json:"inViewport"`
 		}
-		if err := p.call(ctx, &out, "actScrollIntoView", ref); err != nil {
+		if err := p.call(ctx, &out, mkActScrollIntoView, ref); err != nil {
 			return a.end(err)
 		}
 		if !out.OK {
@@ -362,7 +362,7 @@ func (p *Page) Scroll(ctx context.Context, el *Element, deltaY float64, opt ActO
 		var pos struct {
 			Pos *Point `json:"pos"`
 		}
-		if err := p.call(ctx, &pos, "actScrollPos", ref); err != nil {
+		if err := p.call(ctx, &pos, mkActScrollPos, ref); err != nil {
 			return a.end(err)
 		}
 		a.res.ScrollBefore = pos.Pos
@@ -388,7 +388,7 @@ func (p *Page) Scroll(ctx context.Context, el *Element, deltaY float64, opt ActO
 			return a.end(cdpErr(ctx, "mouse wheel", err))
 		}
 		var after *Point
-		if err := p.call(ctx, &after, "actWaitScroll", ref, waitMs(ctx, time.Second)); err != nil {
+		if err := p.call(ctx, &after, mkActWaitScroll, ref, waitMs(ctx, time.Second)); err != nil {
 			return a.end(err)
 		}
 		a.res.ScrollAfter = after
@@ -399,7 +399,7 @@ func (p *Page) Scroll(ctx context.Context, el *Element, deltaY float64, opt ActO
 		Before *Point `json:"before"`
 		After  *Point `json:"after"`
 	}
-	if err := p.call(ctx, &out, "actScrollBy", ref, deltaY); err != nil {
+	if err := p.call(ctx, &out, mkActScrollBy, ref, deltaY); err != nil {
 		return a.end(err)
 	}
 	if !out.OK {
@@ -417,7 +417,7 @@ func (a *actor) readValue(ctx context.Context, el *Element, want string) (string
 		Attached bool   `json:"attached"`
 		Value    string `json:"value"`
 	}
-	if err := a.p.call(ctx, &rv, "actReadValue", el.Ref, want, waitMs(ctx, actVerifyWait)); err != nil {
+	if err := a.p.call(ctx, &rv, mkActReadValue, el.Ref, want, waitMs(ctx, actVerifyWait)); err != nil {
 		return "", false, err
 	}
 	if rv.Attached {
@@ -427,7 +427,7 @@ func (a *actor) readValue(ctx context.Context, el *Element, want string) (string
 	if err != nil {
 		return "", true, &Error{Code: CodeValueNotApplied, Msg: "the field was replaced and could not be re-found to verify its value", Err: err}
 	}
-	if err := a.p.call(ctx, &rv, "actReadValue", nel.Ref, want, waitMs(ctx, actVerifyWait)); err != nil {
+	if err := a.p.call(ctx, &rv, mkActReadValue, nel.Ref, want, waitMs(ctx, actVerifyWait)); err != nil {
 		return "", true, err
 	}
 	return rv.Value, true, nil

@@ -115,7 +115,7 @@ func (p *Page) actionable(ctx context.Context, ref int, req actReq, opt ActOptio
 		Guard  int             `json:"guard"`
 		Prep   json.RawMessage `json:"prep"`
 	}
-	if err := p.call(ctx, &rep, "actionable", ref, jsOpt); err != nil {
+	if err := p.call(ctx, &rep, mkActionable, ref, jsOpt); err != nil {
 		return nil, err
 	}
 	out := rep.Actionability

@@ -16,6 +16,69 @@ import (
 //go:embed js/*.js
 var jsFS embed.FS
 
+// agentFn names a function of the in-page agent (window.__mk, built from
+// js/): call, callObject and snapCallJSON take one, never a string, and
+// TestAgentFunctions proves each constant is a function in the agent.
+type agentFn string
+
+// The in-page functions the engine calls, by the js/ file that defines them.
+const (
+	// js/10_dom.js
+	mkDeref    agentFn = "deref"
+	mkInfo     agentFn = "info"
+	mkDescribe agentFn = "describe"
+	// js/20_snapshot.js
+	mkSnapshot   agentFn = "snapshot"
+	mkAnnotate   agentFn = "annotate"
+	mkUnannotate agentFn = "unannotate"
+	// js/30_ground.js
+	mkResolve        agentFn = "resolve"
+	mkCount          agentFn = "count"
+	mkMatches        agentFn = "matches"
+	mkRefind         agentFn = "refind"
+	mkElementInfoRef agentFn = "elementInfoRef"
+	// js/40_act.js
+	mkActionable        agentFn = "actionable"
+	mkActGuardDone      agentFn = "actGuardDone"
+	mkActGuardSettle    agentFn = "actGuardSettle"
+	mkActSettle         agentFn = "actSettle"
+	mkActDeref          agentFn = "actDeref"
+	mkActDomHover       agentFn = "actDomHover"
+	mkActDomClick       agentFn = "actDomClick"
+	mkActFocused        agentFn = "actFocused"
+	mkActFocus          agentFn = "actFocus"
+	mkActFillPrep       agentFn = "actFillPrep"
+	mkSetValue          agentFn = "setValue"
+	mkActReadValue      agentFn = "actReadValue"
+	mkActSelectNative   agentFn = "actSelectNative"
+	mkActCombo          agentFn = "actCombo"
+	mkActWaitListbox    agentFn = "actWaitListbox"
+	mkActFindOption     agentFn = "actFindOption"
+	mkActListboxState   agentFn = "actListboxState"
+	mkActWaitSelection  agentFn = "actWaitSelection"
+	mkActChecked        agentFn = "actChecked"
+	mkActWaitChecked    agentFn = "actWaitChecked"
+	mkActFileInput      agentFn = "actFileInput"
+	mkActFiles          agentFn = "actFiles"
+	mkActScrollBy       agentFn = "actScrollBy"
+	mkActScrollPos      agentFn = "actScrollPos"
+	mkActWaitScroll     agentFn = "actWaitScroll"
+	mkActScrollIntoView agentFn = "actScrollIntoView"
+	mkActDomKey         agentFn = "actDomKey"
+	// js/50_verify.js
+	mkWaitChecks     agentFn = "waitChecks"
+	mkVerifyCancel   agentFn = "verifyCancel"
+	mkVerifyBaseline agentFn = "verifyBaseline"
+	mkWaitReady      agentFn = "waitReady"
+	mkNextFrame      agentFn = "nextFrame"
+	// js/60_extract.js
+	mkExtract     agentFn = "extract"
+	mkExtractRows agentFn = "extractRows"
+	// js/70_run.js
+	mkReactionMark   agentFn = "reactionMark"
+	mkDismissOverlay agentFn = "dismissOverlay"
+)
+
 // agentJS is the in-page agent: every file in js/ concatenated in name order.
 // It defines window.__mk once per document.
 var agentJS = func() string {
@@ -50,16 +113,16 @@ func (p *Page) ensureAgent(ctx context.Context) error {
 
 // call invokes window.__mk[fn](args...) in the page's main frame, awaiting a
 // returned promise, and decodes the JSON result into out (when non-nil).
-func (p *Page) call(ctx context.Context, out any, fn string, args ...any) error {
+func (p *Page) call(ctx context.Context, out any, fn agentFn, args ...any) error {
 	js := `function(fn, ...args) { return window.__mk ? window.__mk[fn](...args) : "` + missingAgent + `" }`
-	allArgs := append([]any{fn}, args...)
+	allArgs := append([]any{string(fn)}, args...)
 	for attempt := 0; ; attempt++ {
 		res, err := p.rod.Context(ctx).Evaluate(rod.Eval(js, allArgs...).ByPromise())
 		if err != nil {
 			if ctx.Err() != nil {
-				return &Error{Code: CodeTimeout, Msg: "in-page " + fn, Err: ctx.Err()}
+				return &Error{Code: CodeTimeout, Msg: "in-page " + string(fn), Err: ctx.Err()}
 			}
-			return &Error{Code: CodeBrowser, Msg: "in-page " + fn, Err: err}
+			return &Error{Code: CodeBrowser, Msg: "in-page " + string(fn), Err: err}
 		}
 		if res.Value.Str() == missingAgent && attempt == 0 {
 			if err := p.ensureAgent(ctx); err != nil {
@@ -71,7 +134,7 @@ func (p *Page) call(ctx context.Context, out any, fn string, args ...any) error 
 			return nil
 		}
 		if err := json.Unmarshal([]byte(res.Value.JSON("", "")), out); err != nil {
-			return &Error{Code: CodeBrowser, Msg: "decode in-page " + fn + " result", Err: err}
+			return &Error{Code: CodeBrowser, Msg: "decode in-page " + string(fn) + " result", Err: err}
 		}
 		return nil
 	}
@@ -79,11 +142,11 @@ func (p *Page) call(ctx context.Context, out any, fn string, args ...any) error 
 
 // callObject is call for functions that return a DOM node: it returns a rod
 // element handle, or nil when the function returned null.
-func (p *Page) callObject(ctx context.Context, fn string, args ...any) (*rod.Element, error) {
+func (p *Page) callObject(ctx context.Context, fn agentFn, args ...any) (*rod.Element, error) {
 	js := `function(fn, ...args) { return window.__mk ? window.__mk[fn](...args) : null }`
-	res, err := p.rod.Context(ctx).Evaluate(rod.Eval(js, append([]any{fn}, args...)...).ByObject())
+	res, err := p.rod.Context(ctx).Evaluate(rod.Eval(js, append([]any{string(fn)}, args...)...).ByObject())
 	if err != nil {
-		return nil, &Error{Code: CodeBrowser, Msg: "in-page " + fn, Err: err}
+		return nil, &Error{Code: CodeBrowser, Msg: "in-page " + string(fn), Err: err}
 	}
 	if res.ObjectID == "" {
 		return nil, nil
@@ -117,16 +180,16 @@ func (p *Page) evalJSON(ctx context.Context, out any, js string, args ...any) er
 // snapCallJSON is p.call for large results: the page returns one
 // JSON.stringify'd string, which CDP carries and Go decodes far faster than
 // a by-value object tree of thousands of elements.
-func (p *Page) snapCallJSON(ctx context.Context, out any, fn string, args ...any) error {
+func (p *Page) snapCallJSON(ctx context.Context, out any, fn agentFn, args ...any) error {
 	js := `function(fn, ...args) { return window.__mk ? JSON.stringify(window.__mk[fn](...args)) : "` + missingAgent + `" }`
-	all := append([]any{fn}, args...)
+	all := append([]any{string(fn)}, args...)
 	for attempt := 0; ; attempt++ {
 		res, err := p.rod.Context(ctx).Evaluate(rod.Eval(js, all...))
 		if err != nil {
 			if ctx.Err() != nil {
-				return &Error{Code: CodeTimeout, Msg: "in-page " + fn, Err: ctx.Err()}
+				return &Error{Code: CodeTimeout, Msg: "in-page " + string(fn), Err: ctx.Err()}
 			}
-			return &Error{Code: CodeBrowser, Msg: "in-page " + fn, Err: err}
+			return &Error{Code: CodeBrowser, Msg: "in-page " + string(fn), Err: err}
 		}
 		str := res.Value.Str()
 		if str == missingAgent && attempt == 0 {
@@ -136,7 +199,7 @@ func (p *Page) snapCallJSON(ctx context.Context, out any, fn string, args ...any
 			continue
 		}
 		if err := json.Unmarshal([]byte(str), out); err != nil {
-			return &Error{Code: CodeBrowser, Msg: "decode in-page " + fn + " result", Err: err}
+			return &Error{Code: CodeBrowser, Msg: "decode in-page " + string(fn) + " result", Err: err}
 		}
 		return nil
 	}

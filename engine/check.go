@@ -40,7 +40,7 @@ func (p *Page) setChecked(ctx context.Context, action Action, el *Element, want 
 	w := a.watch(ctx)
 	defer w.stop()
 	var st actCheckState
-	if err := p.call(ctx, &st, "actChecked", el.Ref); err != nil {
+	if err := p.call(ctx, &st, mkActChecked, el.Ref); err != nil {
 		return a.end(err)
 	}
 	if !st.OK {
@@ -63,7 +63,7 @@ func (p *Page) setChecked(ctx context.Context, action Action, el *Element, want 
 		return a.end(err)
 	}
 	var after actCheckState
-	if err := p.call(ctx, &after, "actWaitChecked", st.Control, want, waitMs(ctx, actVerifyWait)); err != nil {
+	if err := p.call(ctx, &after, mkActWaitChecked, st.Control, want, waitMs(ctx, actVerifyWait)); err != nil {
 		return a.end(err)
 	}
 	a.res.CheckedAfter = after.state()

@@ -40,7 +40,7 @@ type extractOut struct {
 func (p *Page) Extract(ctx context.Context, t Target, f Field) (*Extracted, error) {
 	start := time.Now()
 	var out extractOut
-	if err := p.call(ctx, &out, "extract", t, f); err != nil {
+	if err := p.call(ctx, &out, mkExtract, t, f); err != nil {
 		return nil, err
 	}
 	if !out.OK {
@@ -71,7 +71,7 @@ func (p *Page) ExtractRows(ctx context.Context, t Target, cols map[string]Field,
 		Rows  []map[string]*string `json:"rows"`
 		Total int                  `json:"total"`
 	}
-	if err := p.call(ctx, &out, "extractRows", t, cols, max); err != nil {
+	if err := p.call(ctx, &out, mkExtractRows, t, cols, max); err != nil {
 		return nil, err
 	}
 	if !out.OK {

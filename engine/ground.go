@@ -172,7 +172,7 @@ func (p *Page) Resolve(ctx context.Context, t Target) (*Element, error) {
 		return nil, err
 	}
 	var r groundResult
-	if err := p.call(ctx, &r, "resolve", t, map[string]bool{"fingerprint": true}); err != nil {
+	if err := p.call(ctx, &r, mkResolve, t, map[string]bool{"fingerprint": true}); err != nil {
 		return nil, err
 	}
 	if r.OK {
@@ -204,7 +204,7 @@ func (p *Page) groundAXTie(ctx context.Context, t Target, cands []groundEl) *Ele
 	var winner *groundEl
 	for i := range cands {
 		c := &cands[i]
-		h, err := p.callObject(ctx, "deref", c.Ref)
+		h, err := p.callObject(ctx, mkDeref, c.Ref)
 		if err != nil || h == nil {
 			return nil
 		}
@@ -229,7 +229,7 @@ func (p *Page) groundAXTie(ctx context.Context, t Target, cands []groundEl) *Ele
 		return nil
 	}
 	var info groundEl
-	if err := p.call(ctx, &info, "elementInfoRef", winner.Ref); err != nil || info.Ref == 0 {
+	if err := p.call(ctx, &info, mkElementInfoRef, winner.Ref); err != nil || info.Ref == 0 {
 		return nil
 	}
 	return p.groundElement(&info, groundHowConfidence["axtree"], "axtree")
@@ -251,7 +251,7 @@ func (p *Page) CountVisible(ctx context.Context, t Target) (all, visible int, er
 		return 0, 0, err
 	}
 	var r groundResult
-	if err := p.call(ctx, &r, "count", tt); err != nil {
+	if err := p.call(ctx, &r, mkCount, tt); err != nil {
 		return 0, 0, err
 	}
 	if !r.OK {
@@ -269,7 +269,7 @@ func (p *Page) Matches(ctx context.Context, t Target) ([]Candidate, error) {
 		return nil, err
 	}
 	var r groundResult
-	if err := p.call(ctx, &r, "matches", tt); err != nil {
+	if err := p.call(ctx, &r, mkMatches, tt); err != nil {
 		return nil, err
 	}
 	if !r.OK {
@@ -288,7 +288,7 @@ func (p *Page) Refind(ctx context.Context, fp Fingerprint) (*Element, error) {
 		return nil, errorf(CodeInvalid, "empty fingerprint")
 	}
 	var r groundResult
-	if err := p.call(ctx, &r, "refind", fp, RefindThreshold, RefindMargin); err != nil {
+	if err := p.call(ctx, &r, mkRefind, fp, RefindThreshold, RefindMargin); err != nil {
 		return nil, err
 	}
 	if !r.OK || r.El == nil {
@@ -305,7 +305,7 @@ func (p *Page) Refind(ctx context.Context, fp Fingerprint) (*Element, error) {
 // fails with CodeNotFound once the node is detached.
 func (p *Page) ElementByRef(ctx context.Context, ref int) (*Element, error) {
 	var info groundEl
-	if err := p.call(ctx, &info, "elementInfoRef", ref); err != nil {
+	if err := p.call(ctx, &info, mkElementInfoRef, ref); err != nil {
 		return nil, err
 	}
 	if info.Ref == 0 {
@@ -329,7 +329,7 @@ func (e *Element) Handle(ctx context.Context) (*rod.Element, error) {
 	if e.page == nil {
 		return nil, errorf(CodeInvalid, "element has no page")
 	}
-	h, err := e.page.callObject(ctx, "deref", e.Ref)
+	h, err := e.page.callObject(ctx, mkDeref, e.Ref)
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +346,7 @@ func (e *Element) Refresh(ctx context.Context) error {
 		return errorf(CodeInvalid, "element has no page")
 	}
 	var info groundEl
-	if err := e.page.call(ctx, &info, "info", e.Ref); err != nil {
+	if err := e.page.call(ctx, &info, mkInfo, e.Ref); err != nil {
 		return err
 	}
 	if !info.Connected {

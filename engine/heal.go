@@ -102,7 +102,7 @@ func (sr *stepRun) apply(ctx context.Context, strategy string, last error) error
 			// Escape did not close it: click its own close control, but
 			// only one whose name says close/dismiss, never OK/Accept/Yes.
 			var closed bool
-			if err := p.call(ctx, &closed, "dismissOverlay", hit.Selector); err != nil {
+			if err := p.call(ctx, &closed, mkDismissOverlay, hit.Selector); err != nil {
 				return err
 			}
 			if closed {

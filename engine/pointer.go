@@ -46,7 +46,7 @@ func (a *actor) clickRef(ctx context.Context, ref int, ch Channel, label bool) e
 		a.res.Hit = rep.Hit
 		if ch == ChannelDOM {
 			var out struct{ OK bool }
-			if err := a.p.call(ctx, &out, "actDomClick", target); err != nil {
+			if err := a.p.call(ctx, &out, mkActDomClick, target); err != nil {
 				return err
 			}
 			if !out.OK {
@@ -69,7 +69,7 @@ func (a *actor) clickRef(ctx context.Context, ref int, ch Channel, label bool) e
 		guard := rep.guard
 		if err := a.p.mouseClick(ctx, *pt); err != nil {
 			if guard != 0 {
-				_ = a.p.call(context.WithoutCancel(ctx), nil, "actGuardDone", guard)
+				_ = a.p.call(context.WithoutCancel(ctx), nil, mkActGuardDone, guard)
 			}
 			return err
 		}
@@ -85,7 +85,7 @@ func (a *actor) clickRef(ctx context.Context, ref int, ch Channel, label bool) e
 		// The settle turn and the guard's verdict come back together. An
 		// error means the document went away: the click landed and
 		// navigated.
-		err = a.p.call(ctx, &g, "actGuardSettle", guard)
+		err = a.p.call(ctx, &g, mkActGuardSettle, guard)
 		a.settled = err == nil
 		if err != nil || !g.Blocked {
 			if err == nil && !g.Seen {

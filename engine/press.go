@@ -33,7 +33,7 @@ func (p *Page) Press(ctx context.Context, el *Element, key string, opt ActOption
 			Focused bool       `json:"focused"`
 			Active  *Candidate `json:"active"`
 		}
-		if err := p.call(ctx, &f, "actFocus", el.Ref); err != nil {
+		if err := p.call(ctx, &f, mkActFocus, el.Ref); err != nil {
 			return a.end(err)
 		}
 		if !f.OK {
@@ -44,7 +44,7 @@ func (p *Page) Press(ctx context.Context, el *Element, key string, opt ActOption
 		}
 	}
 	var focused *Candidate
-	if err := p.call(ctx, &focused, "actFocused"); err != nil {
+	if err := p.call(ctx, &focused, mkActFocused); err != nil {
 		return a.end(err)
 	}
 	a.res.Focused = focused
@@ -52,7 +52,7 @@ func (p *Page) Press(ctx context.Context, el *Element, key string, opt ActOption
 	a.res.Channel = ch
 	if ch == ChannelDOM {
 		var ok bool
-		if err := p.call(ctx, &ok, "actDomKey", jsKeys(chord)); err != nil {
+		if err := p.call(ctx, &ok, mkActDomKey, jsKeys(chord)); err != nil {
 			return a.end(err)
 		}
 	} else if err := p.sendChord(ctx, chord); err != nil {

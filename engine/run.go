@@ -547,7 +547,7 @@ type reaction struct {
 // reactionMark reads the page's DOM mutation counter (js/70_run.js).
 func (p *Page) reactionMark(ctx context.Context) (reaction, error) {
 	var r reaction
-	err := p.call(ctx, &r, "reactionMark")
+	err := p.call(ctx, &r, mkReactionMark)
 	return r, err
 }
 

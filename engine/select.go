@@ -35,7 +35,7 @@ func (p *Page) Select(ctx context.Context, el *Element, options []string, opt Ac
 		return a.end(errorf(CodeInvalid, "select needs at least one option"))
 	}
 	var combo actCombo
-	if err := p.call(ctx, &combo, "actCombo", el.Ref); err != nil {
+	if err := p.call(ctx, &combo, mkActCombo, el.Ref); err != nil {
 		return a.end(err)
 	}
 	if !combo.OK {
@@ -80,7 +80,7 @@ func (a *actor) selectNative(ctx context.Context, el *Element, options []string)
 		Disabled []string `json:"disabled"`
 		Options  []string `json:"options"`
 	}
-	if err := a.p.call(ctx, &out, "actSelectNative", el.Ref, options); err != nil {
+	if err := a.p.call(ctx, &out, mkActSelectNative, el.Ref, options); err != nil {
 		return err
 	}
 	a.res.SelectedBefore, a.res.SelectedAfter = out.Before, out.After
@@ -148,7 +148,7 @@ func (a *actor) openListbox(ctx context.Context, ref int, combo actCombo, typeTe
 		wait = actVerifyWait / 5
 	}
 	var lb int
-	if err := a.p.call(ctx, &lb, "actWaitListbox", ref, waitMs(ctx, wait), combo.VisibleListboxes); err != nil {
+	if err := a.p.call(ctx, &lb, mkActWaitListbox, ref, waitMs(ctx, wait), combo.VisibleListboxes); err != nil {
 		return 0, err
 	}
 	if lb != 0 {
@@ -165,7 +165,7 @@ func (a *actor) openListbox(ctx context.Context, ref int, combo actCombo, typeTe
 			return 0, err
 		}
 	}
-	if err := a.p.call(ctx, &lb, "actWaitListbox", ref, waitMs(ctx, actVerifyWait), combo.VisibleListboxes); err != nil {
+	if err := a.p.call(ctx, &lb, mkActWaitListbox, ref, waitMs(ctx, actVerifyWait), combo.VisibleListboxes); err != nil {
 		return 0, err
 	}
 	if lb == 0 {
@@ -180,7 +180,7 @@ func (a *actor) typeInto(ctx context.Context, ref int, text string) error {
 		OK      bool `json:"ok"`
 		Focused bool `json:"focused"`
 	}
-	if err := a.p.call(ctx, &prep, "actFillPrep", ref); err != nil {
+	if err := a.p.call(ctx, &prep, mkActFillPrep, ref); err != nil {
 		return err
 	}
 	if !prep.OK || !prep.Focused {
@@ -196,7 +196,7 @@ func (a *actor) selectARIA(ctx context.Context, el *Element, combo actCombo, opt
 	a.res.Channel = a.channel(a.opt.Channel, ChannelCDP)
 	var before actListState
 	if combo.Listbox != 0 {
-		if err := a.p.call(ctx, &before, "actListboxState", el.Ref, combo.Listbox); err != nil {
+		if err := a.p.call(ctx, &before, mkActListboxState, el.Ref, combo.Listbox); err != nil {
 			return err
 		}
 		a.res.SelectedBefore = before.Selected
@@ -241,7 +241,7 @@ func (a *actor) selectARIA(ctx context.Context, el *Element, combo actCombo, opt
 		var st actListState
 		if lbNow, err := a.ensureOpen(ctx, el.Ref, ""); err == nil {
 			lb = lbNow
-			if err := a.p.call(ctx, &st, "actListboxState", el.Ref, lb); err != nil {
+			if err := a.p.call(ctx, &st, mkActListboxState, el.Ref, lb); err != nil {
 				return err
 			}
 		}
@@ -265,7 +265,7 @@ func (a *actor) selectARIA(ctx context.Context, el *Element, combo actCombo, opt
 		}
 	}
 	var st actListState
-	if err := a.p.call(ctx, &st, "actWaitSelection", el.Ref, lb, options, waitMs(ctx, actVerifyWait)); err != nil {
+	if err := a.p.call(ctx, &st, mkActWaitSelection, el.Ref, lb, options, waitMs(ctx, actVerifyWait)); err != nil {
 		return err
 	}
 	a.res.SelectedAfter = st.Selected
@@ -286,7 +286,7 @@ func (a *actor) selectARIA(ctx context.Context, el *Element, combo actCombo, opt
 // editable combobox is typed with when clicking it lists nothing.
 func (a *actor) ensureOpen(ctx context.Context, ref int, typeText string) (int, error) {
 	var c actCombo
-	if err := a.p.call(ctx, &c, "actCombo", ref); err != nil {
+	if err := a.p.call(ctx, &c, mkActCombo, ref); err != nil {
 		return 0, err
 	}
 	if !c.OK {
@@ -303,19 +303,19 @@ func (a *actor) ensureOpen(ctx context.Context, ref int, typeText string) (int, 
 // filter the list.
 func (a *actor) findOption(ctx context.Context, comboRef, lb int, name string, editable bool) (*actOption, error) {
 	var opt actOption
-	if err := a.p.call(ctx, &opt, "actFindOption", lb, name, waitMs(ctx, actVerifyWait)); err != nil {
+	if err := a.p.call(ctx, &opt, mkActFindOption, lb, name, waitMs(ctx, actVerifyWait)); err != nil {
 		return nil, err
 	}
 	if opt.Ref == 0 && editable {
 		a.res.note("option %q not listed: typing it into the combobox to filter", name)
 		if err := a.typeInto(ctx, comboRef, name); err == nil {
 			var nlb int
-			if err := a.p.call(ctx, &nlb, "actWaitListbox", comboRef, waitMs(ctx, actVerifyWait), a.before); err != nil {
+			if err := a.p.call(ctx, &nlb, mkActWaitListbox, comboRef, waitMs(ctx, actVerifyWait), a.before); err != nil {
 				return nil, err
 			}
 			if nlb != 0 {
 				lb = nlb
-				if err := a.p.call(ctx, &opt, "actFindOption", lb, name, waitMs(ctx, actVerifyWait)); err != nil {
+				if err := a.p.call(ctx, &opt, mkActFindOption, lb, name, waitMs(ctx, actVerifyWait)); err != nil {
 					return nil, err
 				}
 			}

@@ -213,7 +213,7 @@ func (w *actWatch) settle(ctx context.Context, res *ActResult, roundTrip, skip b
 		var ok bool
 		// An error here usually means the document went away: the events
 		// below decide.
-		_ = w.p.call(ctx, &ok, "actSettle")
+		_ = w.p.call(ctx, &ok, mkActSettle)
 	}
 	w.mu.Lock()
 	nav, popup := w.requested || w.committed, w.popup

@@ -136,7 +136,7 @@ type snapJS struct {
 func (p *Page) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, error) {
 	start := time.Now()
 	var r snapJS
-	if err := p.snapCallJSON(ctx, &r, "snapshot", map[string]any{"headings": opts.Headings, "max": opts.Max, "noHitTest": opts.NoHitTest}); err != nil {
+	if err := p.snapCallJSON(ctx, &r, mkSnapshot, map[string]any{"headings": opts.Headings, "max": opts.Max, "noHitTest": opts.NoHitTest}); err != nil {
 		return nil, err
 	}
 	s := &Snapshot{
@@ -331,7 +331,7 @@ func (p *Page) AnnotatedScreenshot(ctx context.Context) (*Annotated, error) {
 		a.Items = append(a.Items, AnnotatedItem{Index: i, Role: e.Role, Name: e.Name, Box: e.Box})
 		boxes = append(boxes, map[string]any{"i": i, "x": e.Box.X, "y": e.Box.Y, "width": e.Box.Width, "height": e.Box.Height})
 	}
-	if err := p.call(ctx, nil, "annotate", boxes); err != nil {
+	if err := p.call(ctx, nil, mkAnnotate, boxes); err != nil {
 		return nil, err
 	}
 	shot, shotErr := proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng}.Call(p.rod.Context(ctx))
@@ -339,7 +339,7 @@ func (p *Page) AnnotatedScreenshot(ctx context.Context) (*Annotated, error) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	var gone bool
-	rmErr := p.call(cctx, &gone, "unannotate")
+	rmErr := p.call(cctx, &gone, mkUnannotate)
 	if shotErr != nil {
 		return nil, &Error{Code: CodeBrowser, Msg: "screenshot", Err: shotErr}
 	}

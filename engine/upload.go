@@ -49,7 +49,7 @@ func (p *Page) Upload(ctx context.Context, el *Element, files []string, opt ActO
 		Reason   string     `json:"reason"`
 		Target   *Candidate `json:"target"`
 	}
-	if err := p.call(ctx, &fi, "actFileInput", el.Ref); err != nil {
+	if err := p.call(ctx, &fi, mkActFileInput, el.Ref); err != nil {
 		return a.end(err)
 	}
 	if fi.Reason == "detached" {
@@ -65,7 +65,7 @@ func (p *Page) Upload(ctx context.Context, el *Element, files []string, opt ActO
 	if len(abs) > 1 && !fi.Multiple {
 		return a.end(errorf(CodeInvalid, "%d files for a file input without multiple", len(abs)))
 	}
-	h, err := p.callObject(ctx, "actDeref", fi.Ref)
+	h, err := p.callObject(ctx, mkActDeref, fi.Ref)
 	if err != nil {
 		return a.end(err)
 	}
@@ -79,7 +79,7 @@ func (p *Page) Upload(ctx context.Context, el *Element, files []string, opt ActO
 		OK    bool     `json:"ok"`
 		Names []string `json:"names"`
 	}
-	if err := p.call(ctx, &got, "actFiles", fi.Ref); err != nil {
+	if err := p.call(ctx, &got, mkActFiles, fi.Ref); err != nil {
 		return a.end(err)
 	}
 	a.res.Files = got.Names
@@ -104,7 +104,7 @@ func (a *actor) uploadViaChooser(ctx context.Context, el *Element, abs, names []
 	}
 	a.res.Channel = ChannelCDP
 	var ok bool
-	_ = p.call(ctx, &ok, "actSettle")
+	_ = p.call(ctx, &ok, mkActSettle)
 	chooser := w.fileChooser()
 	if chooser == nil {
 		return errorf(CodeNotInteractable, "no file input is tied to the element and clicking it opened no file chooser")
@@ -122,7 +122,7 @@ func (a *actor) uploadViaChooser(ctx context.Context, el *Element, abs, names []
 	}
 	res, err := proto.RuntimeCallFunctionOn{
 		ObjectID:            node.Object.ObjectID,
-		FunctionDeclaration: `function() { return {names: Array.from(this.files || []).map(f => f.name), input: window.__mk ? __mk.describe(this) : null} }`,
+		FunctionDeclaration: `function() { return {names: Array.from(this.files || []).map(f => f.name), input: window.__mk ? __mk.` + string(mkDescribe) + `(this) : null} }`,
 		ReturnByValue:       true,
 	}.Call(rp)
 	if err != nil {

@@ -87,7 +87,7 @@ func (p *Page) Baseline(ctx context.Context, conds []Condition) (*Baseline, erro
 	}
 	var err error
 	for attempt := 0; attempt < maxRearms; attempt++ {
-		if err = p.call(ctx, &info, "verifyBaseline"); err == nil || !documentGone(err) || ctx.Err() != nil {
+		if err = p.call(ctx, &info, mkVerifyBaseline); err == nil || !documentGone(err) || ctx.Err() != nil {
 			break
 		}
 	}
@@ -359,7 +359,7 @@ func (p *Page) waitInPage(ctx context.Context, conds []Condition, idx []int, bas
 		// loaded machine delays timers and CDP answers by seconds).
 		callCtx, cancel := context.WithTimeout(ctx, longest+stuckGrace)
 		var out jsWait
-		err := p.call(callCtx, &out, "waitChecks", jc, jb, map[string]any{"token": token})
+		err := p.call(callCtx, &out, mkWaitChecks, jc, jb, map[string]any{"token": token})
 		recv := time.Now()
 		cancel()
 		if err != nil {
@@ -447,7 +447,7 @@ func normStatus(s CheckStatus) CheckStatus {
 func (p *Page) cancelWait(token string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	_ = p.call(ctx, nil, "verifyCancel", token)
+	_ = p.call(ctx, nil, mkVerifyCancel, token)
 }
 
 // documentGone reports whether err means the JavaScript context the call ran

@@ -44,7 +44,7 @@ func (p *Page) WaitReady(ctx context.Context) error {
 		quiet := true
 		for f := 0; f < 2 && quiet; f++ {
 			var state string
-			if err := p.call(ctx, &state, "nextFrame"); err != nil {
+			if err := p.call(ctx, &state, mkNextFrame); err != nil {
 				if ctx.Err() == nil && documentGone(err) && round < maxRearms {
 					quiet = false
 					break
@@ -67,7 +67,7 @@ func (p *Page) WaitReady(ctx context.Context) error {
 func (p *Page) waitComplete(ctx context.Context) error {
 	for attempt := 0; ; attempt++ {
 		var state string
-		err := p.call(ctx, &state, "waitReady")
+		err := p.call(ctx, &state, mkWaitReady)
 		if err == nil && state == "complete" {
 			return nil
 		}
