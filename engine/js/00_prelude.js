@@ -1,1 +1,1 @@
-// Package-level namespace is created by the loader in page.go as `mk`.
+// Package-level namespace is created by the loader in agent.go as `mk`.

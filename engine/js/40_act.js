@@ -1,22 +1,86 @@
 // 40_act.js — execution: actionability, the click guard, the DOM input
-// channel and the in-page halves of select, check, upload and scroll.
+// channel (hover, click, focus, fill) and scroll; the in-page halves of
+// select, check, upload and press are 41_select.js to 44_press.js.
 // Builds on 10_dom.js (mk.deref, mk.ref, mk.rect, mk.visible, mk.describe,
 // mk.name, mk.role, mk.elementAt, mk.receives, mk.hitPoint, mk.frameClip,
 // mk.composedParent, mk.contains) and 20_snapshot.js (mk.deepActive). Every
 // function takes element refs, never selectors: grounding (30_ground.js) is
-// the only target matcher. Private helpers live in this block.
-{
-  const topWin = window;
+// the only target matcher.
+//
+// The helpers below, outside any block, are shared with 41_select.js to
+// 43_upload.js: the loader (agent.go) puts every file of js/ in one function,
+// so they are in scope there. Private helpers live in the block.
+const topWin = window;
 
-  // nextFrame resolves at the next animation frame of the top window. A
-  // document that produces no frames (hidden, throttled) falls back to a
-  // 100ms timer so waits stay bounded.
-  const nextFrame = () => new Promise((resolve) => {
-    let done = false;
-    const fire = () => { if (!done) { done = true; resolve(); } };
-    topWin.requestAnimationFrame(fire);
-    topWin.setTimeout(fire, 100);
-  });
+// nextFrame resolves at the next animation frame of the top window. A
+// document that produces no frames (hidden, throttled) falls back to a
+// 100ms timer so waits stay bounded.
+const nextFrame = () => new Promise((resolve) => {
+  let done = false;
+  const fire = () => { if (!done) { done = true; resolve(); } };
+  topWin.requestAnimationFrame(fire);
+  topWin.setTimeout(fire, 100);
+});
+
+// changeOrFrame resolves on the first DOM mutation, CSS transition or
+// animation end anywhere in the top document, or at the next animation
+// frame, or at the deadline (performance.now() ms), whichever is first.
+const changeOrFrame = (deadline) => new Promise((resolve) => {
+  let done = false, mo = null, timer = 0;
+  const evs = ['transitionend', 'animationend', 'scroll', 'input', 'change'];
+  const fire = () => {
+    if (done) return;
+    done = true;
+    if (mo) mo.disconnect();
+    topWin.clearTimeout(timer);
+    for (const e of evs) topWin.removeEventListener(e, fire, true);
+    resolve();
+  };
+  try {
+    mo = new MutationObserver(fire);
+    mo.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  } catch (_) { mo = null; }
+  for (const e of evs) topWin.addEventListener(e, fire, true);
+  topWin.requestAnimationFrame(fire);
+  timer = topWin.setTimeout(fire, Math.max(0, Math.min(100, deadline - performance.now())));
+});
+
+const norm = (s) => String(s == null ? '' : s).replace(/\s+/g, ' ').trim();
+const parentOf = (n) => mk.composedParent(n);
+const winOf = (el) => (el.ownerDocument && el.ownerDocument.defaultView) || topWin;
+
+// nativeSetter returns the prototype's value setter for el, bypassing any
+// instance-level setter a framework installed (React's value tracker), so
+// the framework sees the change in the following input event.
+const nativeSetter = (el, prop) => {
+  const W = winOf(el);
+  for (const C of [W.HTMLInputElement, W.HTMLTextAreaElement, W.HTMLSelectElement]) {
+    if (el instanceof C) {
+      const d = Object.getOwnPropertyDescriptor(C.prototype, prop);
+      if (d && d.set) return d.set;
+    }
+  }
+  return null;
+};
+// fireInput dispatches the input and change events of a value change.
+const fireInput = (el, data) => {
+  const W = winOf(el);
+  let ev;
+  try { ev = new W.InputEvent('input', {bubbles: true, composed: true, inputType: 'insertText', data}); } catch (_) { ev = new W.Event('input', {bubbles: true, composed: true}); }
+  el.dispatchEvent(ev);
+  el.dispatchEvent(new W.Event('change', {bubbles: true}));
+};
+
+// idrefs resolves an IDREF list attribute (aria-controls, aria-owns, for)
+// in el's tree scope, then its document.
+const idrefs = (el, attr) => {
+  const v = el.getAttribute(attr);
+  if (!v) return [];
+  const root = el.getRootNode();
+  return v.split(/\s+/).map((id) => (root.getElementById ? root.getElementById(id) : null) || el.ownerDocument.getElementById(id)).filter(Boolean);
+};
+
+{
   // animating reports whether a CSS animation, transition or Web Animation
   // is running in the element's document or the top document.
   const animating = (el) => {
@@ -38,33 +102,6 @@
     ch.port2.postMessage(0);
   });
 
-  // changeOrFrame resolves on the first DOM mutation, CSS transition or
-  // animation end anywhere in the top document, or at the next animation
-  // frame, or at the deadline (performance.now() ms), whichever is first.
-  const changeOrFrame = (deadline) => new Promise((resolve) => {
-    let done = false, mo = null, timer = 0;
-    const evs = ['transitionend', 'animationend', 'scroll', 'input', 'change'];
-    const fire = () => {
-      if (done) return;
-      done = true;
-      if (mo) mo.disconnect();
-      topWin.clearTimeout(timer);
-      for (const e of evs) topWin.removeEventListener(e, fire, true);
-      resolve();
-    };
-    try {
-      mo = new MutationObserver(fire);
-      mo.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-    } catch (_) { mo = null; }
-    for (const e of evs) topWin.addEventListener(e, fire, true);
-    topWin.requestAnimationFrame(fire);
-    timer = topWin.setTimeout(fire, Math.max(0, Math.min(100, deadline - performance.now())));
-  });
-
-  const norm = (s) => String(s == null ? '' : s).replace(/\s+/g, ' ').trim();
-
-  const parentOf = (n) => mk.composedParent(n);
-  const winOf = (el) => (el.ownerDocument && el.ownerDocument.defaultView) || topWin;
   const styleOf = (el) => winOf(el).getComputedStyle(el);
 
   const FORM_TAGS = new Set(['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'OPTGROUP', 'OPTION', 'FIELDSET']);
@@ -217,7 +254,6 @@
     }
   };
 
-  // ---- click guard ----
   // mk.actGuard(ref) watches the next pointer/mouse/click events in el's
   // window and the top window (capture phase, so it runs first). When the
   // first event targets something that does not count as el (mk.receives),
@@ -270,8 +306,6 @@
 
   // mk.actDeref returns the node for ref (for Go handles), or null.
   mk.actDeref = (ref) => mk.deref(ref);
-
-  // ---- DOM input channel ----
 
   const focusableAncestor = (el) => {
     for (let c = el; c; c = parentOf(c)) {
@@ -372,27 +406,6 @@
     return {ok: true, before, type, domOnly: false, focused: !!a && mk.contains(el, a)};
   };
 
-  // nativeSetter returns the prototype's value setter for el, bypassing any
-  // instance-level setter a framework installed (React's value tracker), so
-  // the framework sees the change in the following input event.
-  const nativeSetter = (el, prop) => {
-    const W = winOf(el);
-    for (const C of [W.HTMLInputElement, W.HTMLTextAreaElement, W.HTMLSelectElement]) {
-      if (el instanceof C) {
-        const d = Object.getOwnPropertyDescriptor(C.prototype, prop);
-        if (d && d.set) return d.set;
-      }
-    }
-    return null;
-  };
-  const fireInput = (el, data) => {
-    const W = winOf(el);
-    let ev;
-    try { ev = new W.InputEvent('input', {bubbles: true, composed: true, inputType: 'insertText', data}); } catch (_) { ev = new W.Event('input', {bubbles: true, composed: true}); }
-    el.dispatchEvent(ev);
-    el.dispatchEvent(new W.Event('change', {bubbles: true}));
-  };
-
   // mk.setValue sets el's value through the DOM (the native prototype setter,
   // then bubbling input and change events) — the React/Vue-compatible
   // channel. Reports the value before and after.
@@ -424,289 +437,6 @@
       await changeOrFrame(deadline);
     }
   };
-
-  // ---- select ----
-
-  const optionLabel = (o) => norm(o.label || o.textContent);
-  // mk.actSelectNative selects, in a native <select>, exactly the options
-  // named by wanted (matched by label, then value, then label ignoring
-  // case), dispatching input and change. Reports {ok, before, after,
-  // missing, disabled, multiple, options}.
-  mk.actSelectNative = (ref, wanted) => {
-    const el = mk.deref(ref);
-    if (!el || !el.isConnected) return {ok: false, reason: 'detached'};
-    const opts = Array.from(el.options);
-    const labels = (list) => list.map(optionLabel);
-    const before = labels(opts.filter((o) => o.selected));
-    const pick = [], missing = [], disabled = [];
-    for (const w of wanted) {
-      const n = norm(w);
-      const o = opts.find((o) => optionLabel(o) === n) || opts.find((o) => o.value === w) ||
-        opts.find((o) => optionLabel(o).toLowerCase() === n.toLowerCase());
-      if (!o) missing.push(w); else if (o.disabled || (o.parentElement && o.parentElement.tagName === 'OPTGROUP' && o.parentElement.disabled)) disabled.push(w); else pick.push(o);
-    }
-    const res = {ok: false, before, after: before, missing, disabled, multiple: el.multiple, options: labels(opts)};
-    if (missing.length || disabled.length) return res;
-    if (!el.multiple && pick.length > 1) { res.reason = 'several options for a single select'; return res; }
-    if (el.focus) el.focus();
-    if (el.multiple) {
-      for (const o of opts) o.selected = pick.includes(o);
-    } else if (pick.length) {
-      const set = nativeSetter(el, 'value');
-      if (set) set.call(el, pick[0].value); else el.value = pick[0].value;
-      pick[0].selected = true;
-    }
-    fireInput(el, null);
-    res.after = labels(Array.from(el.options).filter((o) => o.selected));
-    res.ok = true;
-    return res;
-  };
-
-  const idrefs = (el, attr) => {
-    const v = el.getAttribute(attr);
-    if (!v) return [];
-    const root = el.getRootNode();
-    return v.split(/\s+/).map((id) => (root.getElementById ? root.getElementById(id) : null) || el.ownerDocument.getElementById(id)).filter(Boolean);
-  };
-  const roleOf = (el) => (mk.role ? mk.role(el) : el.getAttribute('role')) || '';
-  const isListbox = (el) => el && (el.getAttribute('role') === 'listbox' || roleOf(el) === 'listbox') && el.tagName !== 'SELECT';
-  // allListboxes lists role=listbox elements in the document, open shadow
-  // roots and same-origin iframes.
-  const allListboxes = () => {
-    const out = [];
-    const walk = (root) => {
-      for (const e of root.querySelectorAll('[role="listbox"]')) out.push(e);
-      for (const e of root.querySelectorAll('*')) {
-        if (e.shadowRoot) walk(e.shadowRoot);
-        if (e.tagName === 'IFRAME') { let d = null; try { d = e.contentDocument; } catch (_) { d = null; } if (d) walk(d); }
-      }
-    };
-    walk(document);
-    return out;
-  };
-  const depth = (n) => { let d = 0; for (let c = n; c; c = parentOf(c)) d++; return d; };
-  const commonDepth = (a, b) => {
-    const anc = new Set();
-    for (let c = a; c; c = parentOf(c)) anc.add(c);
-    for (let c = b; c; c = parentOf(c)) if (anc.has(c)) return depth(c);
-    return 0;
-  };
-  // relatedListbox returns the listbox a combobox is tied to by markup:
-  // itself, its aria-controls/aria-owns targets, its active descendant's
-  // listbox, or a listbox inside it.
-  const relatedListbox = (el) => {
-    if (isListbox(el)) return el;
-    for (const attr of ['aria-controls', 'aria-owns']) {
-      for (const t of idrefs(el, attr)) {
-        if (isListbox(t)) return t;
-        const inner = t.querySelector && t.querySelector('[role="listbox"]');
-        if (inner) return inner;
-      }
-    }
-    for (const t of idrefs(el, 'aria-activedescendant')) {
-      const lb = t.closest && t.closest('[role="listbox"]');
-      if (lb) return lb;
-    }
-    const inside = el.querySelector && el.querySelector('[role="listbox"]');
-    return inside || null;
-  };
-  // nearestListbox returns the visible listbox (not in skip) nearest to el:
-  // deepest common ancestor first, then distance below el.
-  const nearestListbox = (el, skip) => {
-    let best = null, bestDepth = -1, bestDist = Infinity;
-    const eb = mk.rect(el);
-    for (const lb of allListboxes()) {
-      if ((skip && skip.has(lb)) || !mk.visible(lb)) continue;
-      const d = commonDepth(el, lb), b = mk.rect(lb);
-      const dist = Math.hypot(b.x - eb.x, b.y - (eb.y + eb.height));
-      if (d > bestDepth || (d === bestDepth && dist < bestDist)) { best = lb; bestDepth = d; bestDist = dist; }
-    }
-    return best;
-  };
-  const optionsOf = (lb) => {
-    const out = Array.from(lb.querySelectorAll('[role="option"]'));
-    for (const t of idrefs(lb, 'aria-owns')) {
-      if (t.getAttribute('role') === 'option') out.push(t); else out.push(...t.querySelectorAll('[role="option"]'));
-    }
-    return out;
-  };
-  const optName = (o) => norm(mk.name ? mk.name(o) : o.textContent) || norm(o.textContent);
-  const isSelected = (o) => o.getAttribute('aria-selected') === 'true' || o.getAttribute('aria-checked') === 'true';
-
-  // mk.actCombo describes a select target: kind 'native' (<select>),
-  // 'listbox' (the target is the listbox), 'combobox' (a widget controlling
-  // a listbox), with expanded state, the listbox ref when markup ties one to
-  // it (or, when it is expanded, the nearest visible one), the refs of the
-  // listboxes visible now (to tell a listbox that opens from one that was
-  // there) and the combobox's displayed value.
-  mk.actCombo = (ref) => {
-    const el = mk.deref(ref);
-    if (!el || !el.isConnected) return {ok: false, reason: 'detached'};
-    if (el.tagName === 'SELECT') return {ok: true, kind: 'native', multiple: el.multiple};
-    const expanded = el.getAttribute('aria-expanded') === 'true';
-    let lb = relatedListbox(el);
-    if (!lb && expanded) lb = nearestListbox(el, null);
-    const kind = isListbox(el) ? 'listbox' : 'combobox';
-    return {
-      ok: true, kind, expanded,
-      listbox: lb ? mk.ref(lb) : 0,
-      listboxVisible: !!lb && mk.visible(lb),
-      multiple: !!lb && lb.getAttribute('aria-multiselectable') === 'true',
-      editable: el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.isContentEditable,
-      value: comboValue(el),
-      visibleListboxes: allListboxes().filter((l) => mk.visible(l)).map((l) => mk.ref(l)),
-    };
-  };
-  const comboValue = (el) => norm(el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' ? el.value : el.textContent);
-
-  // mk.actWaitListbox waits (ms) for the combobox's listbox to show options
-  // and resolves to its ref (0 when none appeared): the listbox markup ties
-  // to it, else the nearest listbox that was not visible before opening
-  // (before: refs), else — only once the wait is over — the nearest visible
-  // listbox at all.
-  mk.actWaitListbox = async (ref, wait, before) => {
-    const deadline = performance.now() + (wait || 0);
-    const skip = new Set((before || []).map((r) => mk.deref(r)).filter(Boolean));
-    const ready = (lb) => lb && mk.visible(lb) && optionsOf(lb).length > 0;
-    for (;;) {
-      const el = mk.deref(ref);
-      if (!el || !el.isConnected) return 0;
-      const rel = relatedListbox(el);
-      if (ready(rel)) return mk.ref(rel);
-      const fresh = nearestListbox(el, skip);
-      if (ready(fresh)) return mk.ref(fresh);
-      if (performance.now() >= deadline) {
-        if (rel && mk.visible(rel)) return mk.ref(rel);
-        const any = nearestListbox(el, null);
-        return ready(any) && el.getAttribute('aria-expanded') !== 'false' ? mk.ref(any) : 0;
-      }
-      await changeOrFrame(deadline);
-    }
-  };
-
-  // mk.actFindOption waits (ms) for an option named name in the listbox and
-  // reports {ref, name, selected, visible, disabled, multiple, names} (ref 0
-  // when not found;
-  // names lists the options present). Matching is on the accessible name:
-  // exact after whitespace normalisation, then ignoring case.
-  mk.actFindOption = async (lbRef, name, wait) => {
-    const deadline = performance.now() + (wait || 0);
-    const n = norm(name);
-    for (;;) {
-      const lb = mk.deref(lbRef);
-      if (!lb || !lb.isConnected) return {ref: 0, names: [], reason: 'listbox detached'};
-      const opts = optionsOf(lb);
-      const o = opts.find((o) => optName(o) === n) || opts.find((o) => optName(o).toLowerCase() === n.toLowerCase());
-      if (o) {
-        o.scrollIntoView({block: 'nearest', inline: 'nearest', behavior: 'instant'});
-        return {ref: mk.ref(o), name: optName(o), selected: isSelected(o), visible: mk.visible(o),
-          disabled: o.getAttribute('aria-disabled') === 'true', names: [],
-          multiple: lb.getAttribute('aria-multiselectable') === 'true'};
-      }
-      if (performance.now() >= deadline) return {ref: 0, names: opts.map(optName)};
-      await changeOrFrame(deadline);
-    }
-  };
-
-  // mk.actListboxState reports the selected option names of a listbox
-  // (null when it is gone) and the combobox's displayed value.
-  mk.actListboxState = (comboRef, lbRef) => {
-    const el = mk.deref(comboRef), lb = lbRef ? mk.deref(lbRef) : null;
-    const st = {selected: null, options: null, value: el && el.isConnected ? comboValue(el) : '', expanded: !!el && el.getAttribute('aria-expanded') === 'true'};
-    if (lb && lb.isConnected) {
-      const opts = optionsOf(lb);
-      st.options = opts.map(optName);
-      st.selected = opts.filter(isSelected).map(optName);
-    }
-    return st;
-  };
-
-  // mk.actWaitSelection waits (ms) until every wanted name is selected in
-  // the listbox or shown in the combobox value, then reports the state.
-  mk.actWaitSelection = async (comboRef, lbRef, wanted, wait) => {
-    const deadline = performance.now() + (wait || 0);
-    const want = wanted.map(norm);
-    for (;;) {
-      await nextFrame();
-      const st = mk.actListboxState(comboRef, lbRef);
-      const val = st.value.toLowerCase();
-      st.ok = want.every((w) => (st.selected && st.selected.includes(w)) || (w && val.includes(w.toLowerCase())));
-      if (st.ok || performance.now() >= deadline) return st;
-      await changeOrFrame(deadline);
-    }
-  };
-
-  // ---- check ----
-
-  const checkRoles = new Set(['checkbox', 'switch', 'radio', 'menuitemcheckbox', 'menuitemradio']);
-  // controlOf finds the checkable control of a target: itself, the control
-  // of a label, or the single checkable element inside it.
-  const controlOf = (el) => {
-    if (el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) return el;
-    if (checkRoles.has(el.getAttribute('role') || '')) return el;
-    if (el.tagName === 'LABEL' && el.control && (el.control.type === 'checkbox' || el.control.type === 'radio')) return el.control;
-    const inner = el.querySelectorAll('input[type=checkbox],input[type=radio],[role=checkbox],[role=switch],[role=radio],[role=menuitemcheckbox]');
-    if (inner.length === 1) return inner[0];
-    return null;
-  };
-  // mk.actChecked reports {ok, kind ('native'|'aria'), type, checked
-  // (true|false|'mixed'), control (ref)} for a checkable target.
-  mk.actChecked = (ref) => {
-    const el = mk.deref(ref);
-    if (!el || !el.isConnected) return {ok: false, reason: 'detached'};
-    const c = controlOf(el);
-    if (!c) return {ok: false, reason: 'not a checkbox, radio or switch'};
-    if (c.tagName === 'INPUT') return {ok: true, kind: 'native', type: c.type, checked: c.indeterminate ? 'mixed' : c.checked, control: mk.ref(c)};
-    const a = c.getAttribute('aria-checked');
-    const role = c.getAttribute('role');
-    return {ok: true, kind: 'aria', type: role, checked: a === 'mixed' ? 'mixed' : a === 'true', control: mk.ref(c)};
-  };
-  // mk.actWaitChecked waits (ms) for the control's state to equal want.
-  mk.actWaitChecked = async (ref, want, wait) => {
-    const deadline = performance.now() + (wait || 0);
-    for (;;) {
-      const st = mk.actChecked(ref);
-      if (!st.ok || st.checked === want || performance.now() >= deadline) return st;
-      await changeOrFrame(deadline);
-    }
-  };
-
-  // ---- upload ----
-
-  const isFile = (el) => el && el.tagName === 'INPUT' && el.type === 'file';
-  // mk.actFileInput finds the <input type=file> a target stands for: itself,
-  // a label's control, the control of an enclosing label, an
-  // aria-controls/for reference, a file input inside it, or the only file
-  // input in its closest ancestor (up to the form) that has one. Resolves to
-  // {ref, how, multiple, accept} or {ref: 0}.
-  mk.actFileInput = (ref) => {
-    const el = mk.deref(ref);
-    if (!el || !el.isConnected) return {ref: 0, reason: 'detached'};
-    const out = (input, how) => ({ref: mk.ref(input), how, multiple: input.multiple, accept: input.accept, disabled: input.disabled, target: mk.describe(input)});
-    if (isFile(el)) return out(el, 'self');
-    if (el.tagName === 'LABEL' && isFile(el.control)) return out(el.control, 'label');
-    const lab = el.closest && el.closest('label');
-    if (lab && isFile(lab.control)) return out(lab.control, 'enclosing label');
-    for (const attr of ['aria-controls', 'for', 'data-for', 'data-target']) {
-      for (const t of idrefs(el, attr)) if (isFile(t)) return out(t, attr);
-    }
-    const inside = el.querySelectorAll ? el.querySelectorAll('input[type=file]') : [];
-    if (inside.length === 1) return out(inside[0], 'descendant');
-    for (let c = parentOf(el); c; c = parentOf(c)) {
-      const fs = c.querySelectorAll('input[type=file]');
-      if (fs.length === 1) return out(fs[0], 'nearest ancestor');
-      if (fs.length > 1 || c.tagName === 'FORM' || c.tagName === 'BODY') break;
-    }
-    return {ref: 0, reason: 'no file input tied to the element'};
-  };
-  // mk.actFiles reports the names of the files selected in a file input.
-  mk.actFiles = (ref) => {
-    const el = mk.deref(ref);
-    if (!el || !el.isConnected || !isFile(el)) return {ok: false, names: []};
-    return {ok: true, names: Array.from(el.files || []).map((f) => f.name)};
-  };
-
-  // ---- scroll ----
 
   const scrollerOf = (el) => {
     for (let c = el; c; c = parentOf(c)) {
@@ -766,22 +496,5 @@
     await nextFrame();
     const b = boxOf(el);
     return {ok: true, before: s, after: scrollPos(document.scrollingElement || document.documentElement), box: b, inViewport: clickPoint(b, el) !== null};
-  };
-}
-{
-  // mk.actDomKey dispatches synthetic keydown and keyup KeyboardEvents
-  // (opts: key, code, keyCode, ctrlKey, shiftKey, altKey, metaKey) to the
-  // focused element. Browsers run no default action for them.
-  mk.actDomKey = (k) => {
-    let a = document.activeElement;
-    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-    const t = a || document.body;
-    const W = (t.ownerDocument && t.ownerDocument.defaultView) || window;
-    const init = {key: k.key, code: k.code, keyCode: k.keyCode, which: k.keyCode, ctrlKey: k.ctrlKey, shiftKey: k.shiftKey,
-      altKey: k.altKey, metaKey: k.metaKey, bubbles: true, cancelable: true, composed: true};
-    t.dispatchEvent(new W.KeyboardEvent('keydown', init));
-    if (k.key.length === 1 && !k.ctrlKey && !k.metaKey && !k.altKey) t.dispatchEvent(new W.KeyboardEvent('keypress', Object.assign({}, init, {charCode: k.key.charCodeAt(0)})));
-    t.dispatchEvent(new W.KeyboardEvent('keyup', init));
-    return true;
   };
 }
