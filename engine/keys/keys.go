@@ -83,6 +83,7 @@ const (
 	NotModifier
 )
 
+// Error renders the message the engine reports for a rejected spec.
 func (e *Error) Error() string {
 	switch e.Reason {
 	case Empty:
