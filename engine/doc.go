@@ -33,9 +33,9 @@
 //     by the pure package [github.com/macrokit/macrokit-go/engine/keys]), with
 //     pointer.go for the guarded click and settle.go and popups.go for the
 //     navigation or popup an action starts. Each returns an [ActResult].
-//   - Verification (verify.go, wait.go): post-conditions evaluated against
-//     the live page ([Page.Verify]); a check is passed, failed or
-//     unverifiable, and only passed counts.
+//   - Verification (verify.go, request.go, wait.go): post-conditions
+//     evaluated against the live page and its network log ([Page.Verify]); a
+//     check is passed, failed or unverifiable, and only passed counts.
 //   - Running a step (run.go, perform.go) and failure handling (heal.go):
 //     the normal path grounds, acts and verifies; after a failure heal.go
 //     picks a budgeted strategy from the diagnosis, and a step whose
