@@ -79,6 +79,7 @@ func traceData(m map[string]any) map[string]any {
 	return out
 }
 
+// codeOf returns err's engine Code, or "" for other errors.
 func codeOf(err error) Code {
 	var e *Error
 	if errors.As(err, &e) {
@@ -95,6 +96,7 @@ func (a *actor) channel(want, def Channel) Channel {
 	return want
 }
 
+// cdpErr types a failed CDP call: timeout when ctx ended, else browser.
 func cdpErr(ctx context.Context, what string, err error) error {
 	if err == nil {
 		return nil
@@ -105,6 +107,7 @@ func cdpErr(ctx context.Context, what string, err error) error {
 	return &Error{Code: CodeBrowser, Msg: what, Err: err}
 }
 
+// describeCand names an element for notes and messages.
 func describeCand(c *Candidate) string {
 	if c == nil {
 		return "the document"

@@ -379,6 +379,10 @@ func (sr *stepRun) baseline() (*Baseline, error) {
 	return sr.base, sr.baseErr
 }
 
+// attempt is the normal path of a step, run once per attempt: ground the
+// target, act, verify the post-conditions, and type a failure so that
+// heal.go can pick the next strategy (check_failed when the action sent a
+// request or the page reacted, no_effect when it did not).
 func (sr *stepRun) attempt(ctx context.Context, res *StepResult) error {
 	p, step := sr.p, sr.step
 	var el *Element
