@@ -7,7 +7,6 @@ import (
 
 	"github.com/macrokit/macrokit-go/internal/ghprim"
 	"github.com/macrokit/macrokit-go/internal/goprim"
-	"github.com/macrokit/macrokit-go/runtime/app"
 	"github.com/macrokit/macrokit-go/spec"
 	"github.com/urfave/cli/v2"
 )
@@ -37,9 +36,9 @@ func loadPrimitives(c *cli.Context) (*goprim.Package, error) {
 			for _, e := range es {
 				fmt.Fprintln(c.App.ErrWriter, e.Error())
 			}
-			return nil, app.Failf("%d error(s) in the primitives of %s", len(es), dir)
+			return nil, Failf("%d error(s) in the primitives of %s", len(es), dir)
 		}
-		return nil, app.Usagef("%v", err)
+		return nil, Usagef("%v", err)
 	}
 	return pkg, nil
 }
@@ -50,7 +49,7 @@ func loadPrimitives(c *cli.Context) (*goprim.Package, error) {
 // else those of package ghprim (the GitHub macros of macros.d/github do).
 func loadSpecs(c *cli.Context, dir string) (*spec.Set, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, app.Usagef("%s: not a directory of macro specs", dir)
+		return nil, Usagef("%s: not a directory of macro specs", dir)
 	}
 	sigs := ghprim.Signatures()
 	pkg, err := loadPrimitives(c)
@@ -65,7 +64,7 @@ func loadSpecs(c *cli.Context, dir string) (*spec.Set, error) {
 		fmt.Fprintln(c.App.ErrWriter, d.String())
 	}
 	if len(diags) > 0 {
-		return nil, app.Failf("%d error(s) in %s", len(diags), dir)
+		return nil, Failf("%d error(s) in %s", len(diags), dir)
 	}
 	return set, nil
 }
@@ -77,7 +76,7 @@ func dirArg(c *cli.Context) (string, error) {
 	case 1:
 		return c.Args().First(), nil
 	}
-	return "", app.Usagef("%s takes at most one directory", c.Command.Name)
+	return "", Usagef("%s takes at most one directory", c.Command.Name)
 }
 
 func checkCommand() *cli.Command {
@@ -114,7 +113,7 @@ func lintCommand() *cli.Command {
 			}
 			format := c.String("format")
 			if format != "text" && format != "json" {
-				return app.Usagef("--format must be text or json")
+				return Usagef("--format must be text or json")
 			}
 			set, err := loadSpecs(c, dir)
 			if err != nil {
@@ -134,7 +133,7 @@ func lintCommand() *cli.Command {
 				}
 			}
 			if len(findings) > 0 {
-				return app.Failf("%d lint finding(s)", len(findings))
+				return Failf("%d lint finding(s)", len(findings))
 			}
 			return nil
 		},

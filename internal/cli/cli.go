@@ -11,7 +11,6 @@ import (
 	"github.com/macrokit/macrokit-go/internal/demosite"
 	"github.com/macrokit/macrokit-go/internal/ghprim"
 	"github.com/macrokit/macrokit-go/runtime"
-	"github.com/macrokit/macrokit-go/runtime/app"
 	"github.com/urfave/cli/v2"
 )
 
@@ -41,7 +40,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		reg, _ = runtime.NewRegistry()
 		_, _ = io.WriteString(stderr, "macrokit: compiled macros unavailable: "+err.Error()+"\n")
 	}
-	cfg := &app.Config{
+	cfg := &Config{
 		Name:        "macrokit",
 		Version:     Version,
 		Registry:    reg,
@@ -59,20 +58,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		lintCommand(),
 		schemaCommand(),
 		initCommand(),
-		app.ListCommand(cfg),
-		app.RunCommand(cfg),
-		app.AskCommand(cfg),
-		app.ChatCommand(cfg),
-		app.TestCommand(cfg),
-		app.SessionsCommand(cfg),
-		app.ServeCommand(cfg),
-		app.RefdataCommand(cfg),
+		ListCommand(cfg),
+		RunCommand(cfg),
+		AskCommand(cfg),
+		ChatCommand(cfg),
+		TestCommand(cfg),
+		SessionsCommand(cfg),
+		ServeCommand(cfg),
+		RefdataCommand(cfg),
 		evalCommand(cfg),
-		app.GateCommand(cfg),
+		GateCommand(cfg),
 		demo,
-		app.VersionCommand(cfg),
+		VersionCommand(cfg),
 	}
-	return app.Run(ctx, cfg, cmds, args, stdin, stdout, stderr)
+	return execute(ctx, cfg, cmds, args, stdin, stdout, stderr)
 }
 
 func demoCommand() *cli.Command {
@@ -93,7 +92,7 @@ func demoCommand() *cli.Command {
 					_, _ = io.WriteString(c.App.ErrWriter, sprintf(format, args...)+"\n")
 				}
 				if err := demosite.ListenAndServe(c.Context, c.String("addr"), site, logf); err != nil {
-					return app.Failf("demo serve: %v", err)
+					return Failf("demo serve: %v", err)
 				}
 				return nil
 			},

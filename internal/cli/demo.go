@@ -10,7 +10,6 @@ import (
 	"github.com/macrokit/macrokit-go/internal/demosite"
 	"github.com/macrokit/macrokit-go/llm"
 	"github.com/macrokit/macrokit-go/runtime"
-	"github.com/macrokit/macrokit-go/runtime/app"
 	"github.com/urfave/cli/v2"
 )
 
@@ -31,20 +30,20 @@ var demoScript = []demoTurn{
 	{say: "add Grace Hopper (grace@navy.example) as a free customer", inject: "fakeSuccess"},
 }
 
-func demoRunCommand(cfg *app.Config) *cli.Command {
+func demoRunCommand(cfg *Config) *cli.Command {
 	return &cli.Command{
 		Name:  "run",
 		Usage: "start the demo site in-process and route a short conversation through the scripted model to the reference macros, in headless Chromium",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "session-dir", Value: runtime.DefaultSessionDir, Usage: "where the session log goes (empty: none)"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print every step's evidence"},
-		}, app.BrowserFlags()...),
+		}, BrowserFlags()...),
 		Action: func(c *cli.Context) error {
 			ctx := c.Context
 			site := demosite.New(demosite.Options{})
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
-				return app.Failf("demo: %v", err)
+				return Failf("demo: %v", err)
 			}
 			srv := &http.Server{Handler: site.Handler(), ReadHeaderTimeout: 10 * time.Second}
 			go func() { _ = srv.Serve(ln) }()
@@ -58,12 +57,12 @@ func demoRunCommand(cfg *app.Config) *cli.Command {
 
 			pb, err := llm.ParsePlaybook("demo", cfg.Playbooks["demo"])
 			if err != nil {
-				return app.Failf("demo playbook: %v", err)
+				return Failf("demo playbook: %v", err)
 			}
 			model := llm.NewScripted(pb)
 			fmt.Fprintf(c.App.Writer, "model: %s (offline, no API key)\n", model.Name())
 
-			lb := app.NewLazyBrowser(c)
+			lb := NewLazyBrowser(c)
 			defer lb.Close()
 			d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: lb.Pages, Timeout: 2 * time.Minute,
 				Getenv: func(k string) string {
@@ -75,7 +74,7 @@ func demoRunCommand(cfg *app.Config) *cli.Command {
 			if dir := c.String("session-dir"); dir != "" {
 				log, err := runtime.OpenSessionLog(dir, runtime.NewSessionID())
 				if err != nil {
-					return app.Failf("%v", err)
+					return Failf("%v", err)
 				}
 				defer log.Close()
 				d.Log = log
@@ -92,9 +91,9 @@ func demoRunCommand(cfg *app.Config) *cli.Command {
 				}
 				res, err := conv.Turn(ctx, turn.say)
 				if res == nil {
-					return app.Failf("demo: %v", err)
+					return Failf("demo: %v", err)
 				}
-				app.PrintTurn(c.App.Writer, res, c.Bool("verbose"))
+				PrintTurn(c.App.Writer, res, c.Bool("verbose"))
 				fmt.Fprintln(c.App.Writer)
 				ok := res.Outcome != nil && res.Outcome.OK
 				if ok != (turn.inject == "") {
@@ -105,7 +104,7 @@ func demoRunCommand(cfg *app.Config) *cli.Command {
 				}
 			}
 			if unexpected > 0 {
-				return app.Failf("demo: %d turn(s) did not end as expected", unexpected)
+				return Failf("demo: %d turn(s) did not end as expected", unexpected)
 			}
 			fmt.Fprintln(c.App.Writer, "demo: every routed call passed its checks, and the fake success was caught.")
 			return nil

@@ -8,13 +8,12 @@ import (
 	"github.com/macrokit/macrokit-go/internal/eval"
 	"github.com/macrokit/macrokit-go/llm"
 	"github.com/macrokit/macrokit-go/runtime"
-	"github.com/macrokit/macrokit-go/runtime/app"
 	"github.com/urfave/cli/v2"
 )
 
 // evalCommand is `eval`: score the router on a task corpus, live or by
 // replaying a recorded run.
-func evalCommand(cfg *app.Config) *cli.Command {
+func evalCommand(cfg *Config) *cli.Command {
 	flags := []cli.Flag{
 		&cli.StringSliceFlag{Name: "tasks", Usage: "task files or globs (JSONL, the Macrokit routing-benchmark format; repeatable)", Required: true},
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json"},
@@ -25,7 +24,7 @@ func evalCommand(cfg *app.Config) *cli.Command {
 	}
 	// --replay here also accepts an upstream run file; the shared flag's
 	// help says the rest.
-	flags = append(flags, app.ModelFlags()...)
+	flags = append(flags, ModelFlags()...)
 	return &cli.Command{
 		Name:  "eval",
 		Usage: "score routing on a task corpus: live against a model, or --replay a recorded run through today's parser, detector, salvage and validation",
@@ -39,32 +38,32 @@ by feeding each recorded native call or raw text through this runtime.`,
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
 			if format != "text" && format != "json" {
-				return app.Usagef("--format must be text or json")
+				return Usagef("--format must be text or json")
 			}
 			var paths []string
 			for _, p := range c.StringSlice("tasks") {
 				m, err := filepath.Glob(p)
 				if err != nil || len(m) == 0 {
-					return app.Usagef("--tasks %s: no such file", p)
+					return Usagef("--tasks %s: no such file", p)
 				}
 				paths = append(paths, m...)
 			}
 			sort.Strings(paths)
 			tasks, err := eval.LoadTasks(paths...)
 			if err != nil {
-				return app.Usagef("%v", err)
+				return Usagef("%v", err)
 			}
 			var opts eval.Options
 			var model, fallback llm.Model
 			if rp := c.String("replay"); rp != "" && eval.IsUpstreamRun(rp) {
 				run, err := eval.LoadUpstreamRun(rp)
 				if err != nil {
-					return app.Usagef("--replay: %v", err)
+					return Usagef("--replay: %v", err)
 				}
 				opts.Upstream = run
 				model = run.Model()
 			} else {
-				ms, err := app.NewModels(c, cfg)
+				ms, err := NewModels(c, cfg)
 				if err != nil {
 					return err
 				}
@@ -78,7 +77,7 @@ by feeding each recorded native call or raw text through this runtime.`,
 				TopK: c.Int("top-k"), CatalogThreshold: c.Int("catalog-threshold"), NoGrounding: c.Bool("no-grounding")}
 			rep, err := eval.Run(c.Context, r, tasks, opts)
 			if err != nil {
-				return app.Failf("%v", err)
+				return Failf("%v", err)
 			}
 			if format == "json" {
 				enc := json.NewEncoder(c.App.Writer)
@@ -87,7 +86,7 @@ by feeding each recorded native call or raw text through this runtime.`,
 			}
 			eval.WriteText(c.App.Writer, rep)
 			if rep.Tasks == 0 {
-				return app.Failf("no tasks")
+				return Failf("no tasks")
 			}
 			return nil
 		},

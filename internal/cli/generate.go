@@ -12,7 +12,6 @@ import (
 
 	"github.com/macrokit/macrokit-go/gen"
 	"github.com/macrokit/macrokit-go/internal/goprim"
-	"github.com/macrokit/macrokit-go/runtime/app"
 	"github.com/macrokit/macrokit-go/spec"
 	"github.com/urfave/cli/v2"
 )
@@ -33,7 +32,7 @@ func generateCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return app.Usagef("generate takes no arguments (use --macros and --out)")
+				return Usagef("generate takes no arguments (use --macros and --out)")
 			}
 			set, err := loadSpecs(c, c.String("macros"))
 			if err != nil {
@@ -42,14 +41,14 @@ func generateCommand() *cli.Command {
 			stableSources(set, c.String("macros"))
 			files, err := gen.Generate(set, gen.Options{Package: c.String("package")})
 			if err != nil {
-				return app.Failf("generate: %v", err)
+				return Failf("generate: %v", err)
 			}
 			if err := addRegistration(c, files); err != nil {
 				return err
 			}
 			plan, err := planWrite(c.String("out"), files)
 			if err != nil {
-				return app.Failf("%v", err)
+				return Failf("%v", err)
 			}
 			if c.Bool("check") {
 				if plan.empty() {
@@ -57,10 +56,10 @@ func generateCommand() *cli.Command {
 					return nil
 				}
 				plan.diff(c.App.Writer)
-				return app.Failf("%s is stale: run `macrokit generate` (or go generate ./...)", c.String("out"))
+				return Failf("%s is stale: run `macrokit generate` (or go generate ./...)", c.String("out"))
 			}
 			if err := plan.apply(); err != nil {
-				return app.Failf("%v", err)
+				return Failf("%v", err)
 			}
 			fmt.Fprintf(c.App.ErrWriter, "%d macro(s): %d file(s) written, %d removed, %d unchanged\n",
 				len(set.Specs), len(plan.write), len(plan.remove), plan.unchanged)
@@ -78,11 +77,11 @@ func addRegistration(c *cli.Context, files map[string][]byte) error {
 		return err
 	}
 	if _, clash := files[goprim.RegistrationFile]; clash {
-		return app.Failf("generate: a macro's file is named %s, which the primitives' registration needs; rename the macro", goprim.RegistrationFile)
+		return Failf("generate: a macro's file is named %s, which the primitives' registration needs; rename the macro", goprim.RegistrationFile)
 	}
 	reg, err := pkg.Registration(c.String("package"))
 	if err != nil {
-		return app.Failf("generate: primitives registration: %v", err)
+		return Failf("generate: primitives registration: %v", err)
 	}
 	files[goprim.RegistrationFile] = reg
 	return nil

@@ -1,7 +1,7 @@
 // Package app holds the commands every macrokit binary shares — the
 // macrokit CLI itself and each deployment's binary: run, list, and the
 // plumbing behind them (exit codes, browser, session log, approvals).
-package app
+package cli
 
 import (
 	"bufio"
@@ -102,11 +102,11 @@ func (c *Config) getenv(name string) string {
 	return c.EnvDefaults[name]
 }
 
-// Run runs the app with args (args[0] is the program name) and returns the
+// execute runs the app with args (args[0] is the program name) and returns the
 // exit code. It never calls os.Exit. Before the command runs, the settings
 // of the environment and the config file (--config, $MACROKIT_CONFIG or
 // ./macrokit.yaml) become the commands' flag defaults (see Settings).
-func Run(ctx context.Context, cfg *Config, commands []*cli.Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func execute(ctx context.Context, cfg *Config, commands []*cli.Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	globals := []cli.Flag{
 		&cli.StringFlag{Name: "config", Usage: "the deployment config file (env " + EnvConfig + "; default: ./" + ConfigFile + " when it exists)"},
 	}
