@@ -50,31 +50,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Playbooks:   embeddedPlaybooks(),
 		TestSites:   testSites(),
 	}
-	demo := demoCommand()
-	demo.Subcommands = append(demo.Subcommands, demoRunCommand(cfg))
-	cmds := []*cli.Command{
-		generateCommand(),
-		checkCommand(),
-		lintCommand(),
-		schemaCommand(),
-		initCommand(),
-		ListCommand(cfg),
-		RunCommand(cfg),
-		AskCommand(cfg),
-		ChatCommand(cfg),
-		TestCommand(cfg),
-		SessionsCommand(cfg),
-		ServeCommand(cfg),
-		RefdataCommand(cfg),
-		evalCommand(cfg),
-		GateCommand(cfg),
-		demo,
-		VersionCommand(cfg),
-	}
-	return execute(ctx, cfg, cmds, args, stdin, stdout, stderr)
+	return execute(ctx, cfg, commands(cfg, true), args, stdin, stdout, stderr)
 }
 
-func demoCommand() *cli.Command {
+func demoCommand(cfg *Config) *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
 		Usage: "the embedded demo back-office site",
@@ -96,6 +75,6 @@ func demoCommand() *cli.Command {
 				}
 				return nil
 			},
-		}},
+		}, demoRunCommand(cfg)},
 	}
 }

@@ -58,13 +58,22 @@ func deployment(t *testing.T) (*runtime.Registry, runtime.Primitives) {
 	return reg, prims
 }
 
-func TestStandardCommands(t *testing.T) {
-	var names []string
-	for _, c := range StandardCommands(&Config{}) {
-		names = append(names, c.Name)
+func TestCommandTable(t *testing.T) {
+	cases := []struct {
+		authoring bool
+		want      string
+	}{
+		{false, "run ask chat list sessions test serve gate refdata version"},
+		{true, "generate check lint schema init run ask chat list sessions test serve gate refdata eval demo version"},
 	}
-	if got := strings.Join(names, " "); got != "run ask chat list sessions test serve gate refdata version" {
-		t.Errorf("commands: %s", got)
+	for _, tc := range cases {
+		var names []string
+		for _, c := range commands(&Config{}, tc.authoring) {
+			names = append(names, c.Name)
+		}
+		if got := strings.Join(names, " "); got != tc.want {
+			t.Errorf("authoring=%v: commands %s, want %s", tc.authoring, got, tc.want)
+		}
 	}
 }
 
