@@ -19,43 +19,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// Exit codes shared by every command.
-const (
-	ExitOK      = 0
-	ExitFailure = 1 // the command ran and found a failure (or a diff)
-	ExitUsage   = 2 // bad flags, arguments or unreadable input
-)
-
-// ExitError carries an exit code through urfave/cli.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-// Error returns the wrapped message.
-func (e *ExitError) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("exit %d", e.Code)
-	}
-	return e.Err.Error()
-}
-
-// Unwrap returns the wrapped error.
-func (e *ExitError) Unwrap() error { return e.Err }
-
-// Usagef returns a usage error (exit 2).
-func Usagef(format string, args ...any) error {
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
-}
-
-// Failf returns a failure (exit 1) with a message.
-func Failf(format string, args ...any) error {
-	return &ExitError{Code: ExitFailure, Err: fmt.Errorf(format, args...)}
-}
-
-// Silent is a failure whose details were already printed.
-var Silent = &ExitError{Code: ExitFailure}
-
 // Config describes the binary the commands run in.
 type Config struct {
 	// Name is the binary's name, for help and messages.
@@ -135,6 +98,7 @@ func execute(ctx context.Context, cfg *Config, commands []*cli.Command, args []s
 			fmt.Fprintf(c.App.ErrWriter, "%s: unknown command %q (see '%s help')\n", cfg.Name, name, cfg.Name)
 		},
 	}
+	usageErrors(commands)
 	args = afterGlobals(globals, args, func(rest []string) []string { return interspersed(commands, rest) })
 	if refdata.FromContext(ctx) == nil {
 		// Lookup steps of every command that runs macros read the cache of
@@ -158,10 +122,18 @@ func execute(ctx context.Context, cfg *Config, commands []*cli.Command, args []s
 		return ee.Code
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", cfg.Name, err)
-	if strings.Contains(err.Error(), "flag provided but not defined") || strings.Contains(err.Error(), "Required flag") {
-		return ExitUsage
-	}
 	return ExitFailure
+}
+
+// usageErrors makes every command's flag-parsing errors usage errors
+// (exit 2), recognised by type from then on.
+func usageErrors(cmds []*cli.Command) {
+	for _, c := range cmds {
+		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+		usageErrors(c.Subcommands)
+	}
 }
 
 // BrowserFlags are the flags of commands that may open a browser.
@@ -183,9 +155,14 @@ type LazyBrowser struct {
 	err error
 }
 
-// NewLazyBrowser reads the browser flags.
-func NewLazyBrowser(c *cli.Context) *LazyBrowser {
-	return &LazyBrowser{Opts: engine.Options{Bin: c.String("browser"), ControlURL: c.String("cdp"), Headed: c.Bool("headed")}}
+// browserOptions decodes BrowserFlags.
+func browserOptions(c *cli.Context) engine.Options {
+	return engine.Options{Bin: c.String("browser"), ControlURL: c.String("cdp"), Headed: c.Bool("headed")}
+}
+
+// NewLazyBrowser starts the browser of opts on first use.
+func NewLazyBrowser(opts engine.Options) *LazyBrowser {
+	return &LazyBrowser{Opts: opts}
 }
 
 // Pages is a runtime.PageSource over the lazily started browser: each call

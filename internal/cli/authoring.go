@@ -105,16 +105,13 @@ func lintCommand() *cli.Command {
 		Name:      "lint",
 		Usage:     "check the specs for likely mistakes (intents, examples, tests, risk, unused params, unreachable steps)",
 		ArgsUsage: "[DIR]",
-		Flags:     []cli.Flag{&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"}, primitivesFlag()},
+		Flags:     []cli.Flag{formatFlag(), primitivesFlag()},
 		Action: func(c *cli.Context) error {
 			dir, err := dirArg(c)
 			if err != nil {
 				return err
 			}
 			format := c.String("format")
-			if format != "text" && format != "json" {
-				return Usagef("--format must be text or json")
-			}
 			set, err := loadSpecs(c, dir)
 			if err != nil {
 				return err

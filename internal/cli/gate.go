@@ -26,7 +26,7 @@ vary become parameters, observed results become expect post-conditions.
 Exit 0: no finding; 1: findings; 2: usage error or unreadable input.`,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "threshold", Value: gate.DefaultThreshold, Usage: "raw calls in one user turn that make a finding"},
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json"},
+			formatFlag(),
 			&cli.StringFlag{Name: "write", Usage: "write each suggested spec to `DIR`/<name>.yaml (e.g. macros.d/suggested)"},
 			&cli.StringFlag{Name: "macros", Usage: "existing specs (`DIR`): skip workflows a macro already covers, avoid its names"},
 			&cli.StringSliceFlag{Name: "env", Usage: "`NAME[=URL]`: write URLs under this base as {{ env.NAME }} (repeatable; default: " +
@@ -34,9 +34,6 @@ Exit 0: no finding; 1: findings; 2: usage error or unreadable input.`,
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
-			if format != "text" && format != "json" {
-				return Usagef("--format must be text or json")
-			}
 			if c.Int("threshold") < 1 {
 				return Usagef("--threshold must be at least 1")
 			}

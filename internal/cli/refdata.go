@@ -116,7 +116,7 @@ func refdataTimeoutFlag() cli.Flag {
 }
 
 func refdataFormatFlag() cli.Flag {
-	return &cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json"}
+	return formatFlag()
 }
 
 // refdataCtx is what every refdata subcommand starts from.
@@ -135,13 +135,7 @@ const (
 
 func newRefdataCtx(c *cli.Context, cfg *Config, need int) (*refdataCtx, error) {
 	r := &refdataCtx{c: c}
-	switch c.String("format") {
-	case "", "text":
-	case "json":
-		r.json = true
-	default:
-		return nil, Usagef("--format must be text or json")
-	}
+	r.json = c.String("format") == formatJSON
 	if need == refdataNoStore {
 		return r, nil
 	}
@@ -271,7 +265,7 @@ func refdataSign(cfg *Config) *cli.Command {
 		Usage:     "fill a bundle directory's manifest (each file's sha256 and rows, checked against its schema) and sign it",
 		ArgsUsage: "DIR",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "key", Required: true, Usage: "the private key file (from keygen)"},
+			&cli.StringFlag{Name: "key", Usage: "the private key file (from keygen; required)"},
 			&cli.StringFlag{Name: "published-at", Usage: "publication time, RFC 3339 (default: now)"},
 			&cli.StringFlag{Name: "expires-at", Usage: "expiry, RFC 3339 (replaces the manifest's)"},
 			&cli.DurationFlag{Name: "expires-in", Usage: "expiry relative to the publication time, e.g. 720h"},
@@ -285,6 +279,9 @@ func refdataSign(cfg *Config) *cli.Command {
 			}
 			if c.NArg() != 1 {
 				return Usagef("sign needs exactly one bundle directory")
+			}
+			if err := requireFlags(c, "key"); err != nil {
+				return err
 			}
 			dir := c.Args().First()
 			k, err := refdata.ReadPrivateKeyFile(c.String("key"))
@@ -434,7 +431,7 @@ func refdataSync(cfg *Config) *cli.Command {
 		Usage:     "verify a bundle and make it the current version of NAME in the cache (downgrades need a pin)",
 		ArgsUsage: "NAME",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "from", Required: true, Usage: "the bundle: a directory, a .tar.gz or an http(s) URL"},
+			&cli.StringFlag{Name: "from", Usage: "the bundle: a directory, a .tar.gz or an http(s) URL (required)"},
 			&cli.StringFlag{Name: "pin", Usage: "also pin NAME to this semver range (^1.2, ~1.2.3, >=1 <2, 1.x, ...)"},
 			refdataMaxBytesFlag(), refdataTimeoutFlag(),
 			refdataTrustFlag(), refdataCacheFlag(), refdataFormatFlag(),
@@ -446,6 +443,9 @@ func refdataSync(cfg *Config) *cli.Command {
 			}
 			if c.NArg() != 1 {
 				return Usagef("sync needs exactly one bundle NAME")
+			}
+			if err := requireFlags(c, "from"); err != nil {
+				return err
 			}
 			if p := c.String("pin"); p != "" {
 				if _, err := refdata.ParseRange(p); err != nil {

@@ -179,13 +179,9 @@ func FindSession(dir, ref string) (string, error) {
 // readable transcript.
 func SessionsCommand(cfg *Config) *cli.Command {
 	dirFlag := &cli.StringFlag{Name: "dir", Aliases: []string{"session-dir"}, Value: runtime.DefaultSessionDir, Usage: "the session-log directory"}
-	formatFlag := &cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"}
+	fmtFlag := formatFlag()
 	format := func(c *cli.Context) (string, error) {
-		f := c.String("format")
-		if f != "text" && f != "json" {
-			return "", Usagef("--format must be text or json")
-		}
-		return f, nil
+		return c.String("format"), nil
 	}
 	return &cli.Command{
 		Name:  "sessions",
@@ -194,7 +190,7 @@ func SessionsCommand(cfg *Config) *cli.Command {
 			{
 				Name:  "list",
 				Usage: "one line per session: id, start, turns, calls, failures",
-				Flags: []cli.Flag{dirFlag, formatFlag},
+				Flags: []cli.Flag{dirFlag, fmtFlag},
 				Action: func(c *cli.Context) error {
 					f, err := format(c)
 					if err != nil {
@@ -229,7 +225,7 @@ func SessionsCommand(cfg *Config) *cli.Command {
 				Name:      "show",
 				Usage:     "a session as a transcript: requests, routed macros, arguments, results, checks, bail-outs",
 				ArgsUsage: "<id | id prefix | last | path>",
-				Flags:     []cli.Flag{dirFlag, formatFlag},
+				Flags:     []cli.Flag{dirFlag, fmtFlag},
 				Action: func(c *cli.Context) error {
 					f, err := format(c)
 					if err != nil {
