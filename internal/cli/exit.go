@@ -72,3 +72,16 @@ func requireFlags(c *cli.Context, names ...string) error {
 	}
 	return nil
 }
+
+// exitCode is the exit code of a command's error: nil is ExitOK, an
+// *ExitError its code, anything else ExitFailure.
+func exitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	return ExitFailure
+}

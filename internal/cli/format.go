@@ -17,6 +17,7 @@ const (
 // enumValue is a flag value limited to a set of choices; the first is the
 // default. A value outside the set is a usage error at parse time.
 type enumValue struct {
+	name    string
 	allowed []string
 	value   string
 }
@@ -24,7 +25,7 @@ type enumValue struct {
 // Set accepts one of the allowed values.
 func (e *enumValue) Set(s string) error {
 	if !slices.Contains(e.allowed, s) {
-		return fmt.Errorf("must be %s", orList(e.allowed))
+		return fmt.Errorf("--%s must be %s", e.name, orList(e.allowed))
 	}
 	e.value = s
 	return nil
@@ -39,7 +40,7 @@ func formatFlag(allowed ...string) cli.Flag {
 	if len(allowed) == 0 {
 		allowed = []string{formatText, formatJSON}
 	}
-	return &cli.GenericFlag{Name: "format", Value: &enumValue{allowed: allowed, value: allowed[0]}, Usage: "output format: " + orList(allowed)}
+	return &cli.GenericFlag{Name: "format", Value: &enumValue{name: "format", allowed: allowed, value: allowed[0]}, Usage: "output format: " + orList(allowed)}
 }
 
 // orList renders "a, b or c".
