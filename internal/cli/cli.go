@@ -66,15 +66,31 @@ func demoCommand(cfg *Config) *cli.Command {
 				&cli.StringFlag{Name: "inject", Usage: "fault modes for every request: slow, flaky, fakeSuccess, error500 (comma-separated)"},
 			},
 			Action: func(c *cli.Context) error {
-				site := demosite.New(demosite.Options{RequireLogin: c.Bool("require-login"), Inject: c.String("inject")})
-				logf := func(format string, args ...any) {
-					_, _ = io.WriteString(c.App.ErrWriter, sprintf(format, args...)+"\n")
+				if err := noArgs(c, 0); err != nil {
+					return err
 				}
-				if err := demosite.ListenAndServe(c.Context, c.String("addr"), site, logf); err != nil {
-					return Failf("demo serve: %v", err)
-				}
-				return nil
+				opts := DemoServeOptions{Addr: c.String("addr"), RequireLogin: c.Bool("require-login"), Inject: c.String("inject")}
+				return runDemoServe(c.Context, newEnv(c, cfg), opts)
 			},
 		}, demoRunCommand(cfg)},
 	}
+}
+
+// DemoServeOptions are demo serve's flags.
+type DemoServeOptions struct {
+	Addr         string
+	RequireLogin bool
+	Inject       string // fault modes, comma-separated
+}
+
+// runDemoServe serves the demo site until ctx ends.
+func runDemoServe(ctx context.Context, env *Env, opts DemoServeOptions) error {
+	site := demosite.New(demosite.Options{RequireLogin: opts.RequireLogin, Inject: opts.Inject})
+	logf := func(format string, args ...any) {
+		_, _ = io.WriteString(env.Stderr, sprintf(format, args...)+"\n")
+	}
+	if err := demosite.ListenAndServe(ctx, opts.Addr, site, logf); err != nil {
+		return Failf("demo serve: %v", err)
+	}
+	return nil
 }

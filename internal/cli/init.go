@@ -84,29 +84,34 @@ func initCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			files, err := renderDeployment(opts.data)
-			if err != nil {
-				return Failf("init: %v", err)
-			}
-			if opts.gosum != nil {
-				files["go.sum"] = opts.gosum
-			}
-			if err := checkTarget(opts.dir, opts.force); err != nil {
-				return err
-			}
-			if err := writeFiles(opts.dir, files); err != nil {
-				return Failf("init: %v", err)
-			}
-			fmt.Fprintf(c.App.ErrWriter, "created %s in %s (%d files)\n", opts.data.Name, opts.dir, len(files))
-			if opts.tidy {
-				if err := goModTidy(c.Context, opts.dir, c.App.ErrWriter); err != nil {
-					return Failf("init: the files are written, but %v; run `go mod tidy` in %s", err, opts.dir)
-				}
-			}
-			fmt.Fprintf(c.App.ErrWriter, "next:\n  cd %s\n  go generate ./...\n  go build ./cmd/%s\n  ./%s run greet --arg name=Ada\n", opts.dir, opts.data.Name, opts.data.Name)
-			return nil
+			return runInit(c.Context, newEnv(c, nil), opts)
 		},
 	}
+}
+
+// runInit writes the scaffold opts describes.
+func runInit(ctx context.Context, env *Env, opts *initOptions) error {
+	files, err := renderDeployment(opts.data)
+	if err != nil {
+		return Failf("init: %v", err)
+	}
+	if opts.gosum != nil {
+		files["go.sum"] = opts.gosum
+	}
+	if err := checkTarget(opts.dir, opts.force); err != nil {
+		return err
+	}
+	if err := writeFiles(opts.dir, files); err != nil {
+		return Failf("init: %v", err)
+	}
+	fmt.Fprintf(env.Stderr, "created %s in %s (%d files)\n", opts.data.Name, opts.dir, len(files))
+	if opts.tidy {
+		if err := goModTidy(ctx, opts.dir, env.Stderr); err != nil {
+			return Failf("init: the files are written, but %v; run `go mod tidy` in %s", err, opts.dir)
+		}
+	}
+	fmt.Fprintf(env.Stderr, "next:\n  cd %s\n  go generate ./...\n  go build ./cmd/%s\n  ./%s run greet --arg name=Ada\n", opts.dir, opts.data.Name, opts.data.Name)
+	return nil
 }
 
 func initOptionsFrom(c *cli.Context) (*initOptions, error) {
