@@ -85,3 +85,11 @@ func exitCode(err error) int {
 	}
 	return ExitFailure
 }
+
+// requireFlag refuses a command whose named flag is empty.
+func requireFlag(command, name, value string) error {
+	if value == "" {
+		return Usagef("%s: --%s is required", command, name)
+	}
+	return nil
+}

@@ -119,9 +119,59 @@ func refdataFormatFlag() cli.Flag {
 	return formatFlag()
 }
 
+// RefdataFlags are the arguments and flags of the refdata subcommands
+// (each reads its own).
+type RefdataFlags struct {
+	Args        []string
+	Format      string
+	Trust       []string // nil: not given
+	Cache       string
+	MaxBytes    int64
+	Timeout     time.Duration
+	Comment     string // keygen
+	Force       bool   // keygen
+	Key         string // sign: the private key file; show: the row's key
+	KeySet      bool   // show: --key was given
+	PublishedAt string // sign
+	ExpiresAt   string // sign
+	ExpiresIn   time.Duration
+	Archive     string // sign
+	From        string // sync
+	Pin         string // sync
+	Clear       bool   // pin
+	File        string // show
+	Keep        int    // prune
+}
+
+// refdataFlags decodes the refdata flags of c's subcommand.
+func refdataFlags(c *cli.Context) RefdataFlags {
+	f := RefdataFlags{Args: c.Args().Slice(), Format: c.String("format"), Cache: c.String("cache"), MaxBytes: c.Int64("max-bytes"),
+		Timeout: c.Duration("timeout"), Comment: c.String("comment"), Force: c.Bool("force"), Key: c.String("key"), KeySet: c.IsSet("key"),
+		PublishedAt: c.String("published-at"), ExpiresAt: c.String("expires-at"), ExpiresIn: c.Duration("expires-in"),
+		Archive: c.String("archive"), From: c.String("from"), Pin: c.String("pin"), Clear: c.Bool("clear"), File: c.String("file"), Keep: c.Int("keep")}
+	if c.IsSet("trust") {
+		f.Trust = c.StringSlice("trust")
+	}
+	return f
+}
+
+// arg is the i-th argument, or "".
+func (f RefdataFlags) arg(i int) string {
+	if i < len(f.Args) {
+		return f.Args[i]
+	}
+	return ""
+}
+
+// refdataAction is the Action of a refdata subcommand: decode, then run.
+func refdataAction(cfg *Config, run func(context.Context, *Env, RefdataFlags) error) cli.ActionFunc {
+	return func(c *cli.Context) error { return run(c.Context, newEnv(c, cfg), refdataFlags(c)) }
+}
+
 // refdataCtx is what every refdata subcommand starts from.
 type refdataCtx struct {
-	c    *cli.Context
+	ctx  context.Context
+	env  *Env
 	opts refdata.Options
 	json bool
 }
@@ -133,29 +183,25 @@ const (
 	refdataVerifying        // verify, sync: trusted keys required
 )
 
-func newRefdataCtx(c *cli.Context, cfg *Config, need int) (*refdataCtx, error) {
-	r := &refdataCtx{c: c}
-	r.json = c.String("format") == formatJSON
+func newRefdataCtx(ctx context.Context, env *Env, command string, f RefdataFlags, need int) (*refdataCtx, error) {
+	r := &refdataCtx{ctx: ctx, env: env}
+	r.json = f.Format == formatJSON
 	if need == refdataNoStore {
 		return r, nil
 	}
-	var trust []string
-	if c.IsSet("trust") {
-		trust = c.StringSlice("trust")
-	}
-	o, err := RefdataOptions(cfg, trust, c.String("cache"))
+	o, err := RefdataOptions(env.Config, f.Trust, f.Cache)
 	if err != nil {
 		return nil, Usagef("%v", err)
 	}
 	if need == refdataVerifying && len(o.TrustedKeys) == 0 {
-		return nil, Usagef("%s needs a trusted key: --trust KEYFILE, $%s or refdata.trust in %s", c.Command.Name, EnvRefdataTrust, ConfigFile)
+		return nil, Usagef("%s needs a trusted key: --trust KEYFILE, $%s or refdata.trust in %s", command, EnvRefdataTrust, ConfigFile)
 	}
 	r.opts = o
 	return r, nil
 }
 
 func (r *refdataCtx) open() (*refdata.Store, error) {
-	s, err := refdata.Open(r.c.Context, r.opts)
+	s, err := refdata.Open(r.ctx, r.opts)
 	if err != nil {
 		return nil, Failf("%v", err)
 	}
@@ -163,7 +209,7 @@ func (r *refdataCtx) open() (*refdata.Store, error) {
 }
 
 func (r *refdataCtx) emit(v any) error {
-	enc := json.NewEncoder(r.c.App.Writer)
+	enc := json.NewEncoder(r.env.Stdout)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
@@ -219,44 +265,47 @@ func refdataKeygen(cfg *Config) *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "overwrite existing key files"},
 			refdataFormatFlag(),
 		},
-		Action: func(c *cli.Context) error {
-			r, err := newRefdataCtx(c, cfg, refdataNoStore)
-			if err != nil {
-				return err
-			}
-			if c.NArg() != 1 {
-				return Usagef("keygen needs exactly one PREFIX (it writes PREFIX.key and PREFIX.pub)")
-			}
-			prefix := c.Args().First()
-			privPath, pubPath := prefix+".key", prefix+".pub"
-			if !c.Bool("force") {
-				for _, p := range []string{privPath, pubPath} {
-					if _, err := os.Stat(p); err == nil {
-						return Usagef("%s exists (use --force to overwrite)", p)
-					}
-				}
-			}
-			k, err := refdata.GenerateKey(nil, c.String("comment"))
-			if err != nil {
-				return Failf("keygen: %v", err)
-			}
-			if err := os.WriteFile(privPath, k.Marshal(), 0o600); err != nil {
-				return Failf("keygen: %v", err)
-			}
-			if err := os.Chmod(privPath, 0o600); err != nil {
-				return Failf("keygen: %v", err)
-			}
-			if err := os.WriteFile(pubPath, k.Public().Marshal(), 0o644); err != nil {
-				return Failf("keygen: %v", err)
-			}
-			fmt.Fprintf(c.App.ErrWriter, "wrote %s (keep it secret) and %s\n", privPath, pubPath)
-			if r.json {
-				return r.emit(map[string]string{"id": k.ID, "private_key": privPath, "public_key": pubPath})
-			}
-			fmt.Fprintln(c.App.Writer, k.ID)
-			return nil
-		},
+		Action: refdataAction(cfg, runRefdataKeygen),
 	}
+}
+
+// runRefdataKeygen is refdata keygen.
+func runRefdataKeygen(ctx context.Context, env *Env, o RefdataFlags) error {
+	r, err := newRefdataCtx(ctx, env, "keygen", o, refdataNoStore)
+	if err != nil {
+		return err
+	}
+	if len(o.Args) != 1 {
+		return Usagef("keygen needs exactly one PREFIX (it writes PREFIX.key and PREFIX.pub)")
+	}
+	prefix := o.arg(0)
+	privPath, pubPath := prefix+".key", prefix+".pub"
+	if !o.Force {
+		for _, p := range []string{privPath, pubPath} {
+			if _, err := os.Stat(p); err == nil {
+				return Usagef("%s exists (use --force to overwrite)", p)
+			}
+		}
+	}
+	k, err := refdata.GenerateKey(nil, o.Comment)
+	if err != nil {
+		return Failf("keygen: %v", err)
+	}
+	if err := os.WriteFile(privPath, k.Marshal(), 0o600); err != nil {
+		return Failf("keygen: %v", err)
+	}
+	if err := os.Chmod(privPath, 0o600); err != nil {
+		return Failf("keygen: %v", err)
+	}
+	if err := os.WriteFile(pubPath, k.Public().Marshal(), 0o644); err != nil {
+		return Failf("keygen: %v", err)
+	}
+	fmt.Fprintf(env.Stderr, "wrote %s (keep it secret) and %s\n", privPath, pubPath)
+	if r.json {
+		return r.emit(map[string]string{"id": k.ID, "private_key": privPath, "public_key": pubPath})
+	}
+	fmt.Fprintln(env.Stdout, k.ID)
+	return nil
 }
 
 func refdataSign(cfg *Config) *cli.Command {
@@ -272,65 +321,68 @@ func refdataSign(cfg *Config) *cli.Command {
 			&cli.StringFlag{Name: "archive", Usage: "also write the signed bundle as this .tar.gz"},
 			refdataFormatFlag(),
 		},
-		Action: func(c *cli.Context) error {
-			r, err := newRefdataCtx(c, cfg, refdataNoStore)
-			if err != nil {
-				return err
-			}
-			if c.NArg() != 1 {
-				return Usagef("sign needs exactly one bundle directory")
-			}
-			if err := requireFlags(c, "key"); err != nil {
-				return err
-			}
-			dir := c.Args().First()
-			k, err := refdata.ReadPrivateKeyFile(c.String("key"))
-			if err != nil {
-				return Usagef("--key: %v", err)
-			}
-			var so refdata.SealOptions
-			if s := c.String("published-at"); s != "" {
-				if so.PublishedAt, err = time.Parse(time.RFC3339, s); err != nil {
-					return Usagef("--published-at: %v", err)
-				}
-			}
-			if c.IsSet("expires-at") && c.IsSet("expires-in") {
-				return Usagef("give --expires-at or --expires-in, not both")
-			}
-			if s := c.String("expires-at"); s != "" {
-				t, err := time.Parse(time.RFC3339, s)
-				if err != nil {
-					return Usagef("--expires-at: %v", err)
-				}
-				so.ExpiresAt = &t
-			}
-			if d := c.Duration("expires-in"); d > 0 {
-				if so.PublishedAt.IsZero() {
-					so.PublishedAt = time.Now().UTC().Truncate(time.Second)
-				}
-				t := so.PublishedAt.Add(d)
-				so.ExpiresAt = &t
-			}
-			m, err := refdata.Seal(c.Context, dir, k, so)
-			if err != nil {
-				return r.fail(err)
-			}
-			if out := c.String("archive"); out != "" {
-				if err := refdataWriteArchive(dir, out); err != nil {
-					return Failf("--archive: %v", err)
-				}
-			}
-			if r.json {
-				return r.emit(m)
-			}
-			rows := 0
-			for _, f := range m.Files {
-				rows += f.Rows
-			}
-			fmt.Fprintf(c.App.Writer, "%s signed by %s: %d file(s), %d row(s)\n", m.Ref(), m.SignedBy, len(m.Files), rows)
-			return nil
-		},
+		Action: refdataAction(cfg, runRefdataSign),
 	}
+}
+
+// runRefdataSign is refdata sign.
+func runRefdataSign(ctx context.Context, env *Env, o RefdataFlags) error {
+	r, err := newRefdataCtx(ctx, env, "sign", o, refdataNoStore)
+	if err != nil {
+		return err
+	}
+	if len(o.Args) != 1 {
+		return Usagef("sign needs exactly one bundle directory")
+	}
+	if err := requireFlag("sign", "key", o.Key); err != nil {
+		return err
+	}
+	dir := o.arg(0)
+	k, err := refdata.ReadPrivateKeyFile(o.Key)
+	if err != nil {
+		return Usagef("--key: %v", err)
+	}
+	var so refdata.SealOptions
+	if s := o.PublishedAt; s != "" {
+		if so.PublishedAt, err = time.Parse(time.RFC3339, s); err != nil {
+			return Usagef("--published-at: %v", err)
+		}
+	}
+	if o.ExpiresAt != "" && o.ExpiresIn != 0 {
+		return Usagef("give --expires-at or --expires-in, not both")
+	}
+	if s := o.ExpiresAt; s != "" {
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			return Usagef("--expires-at: %v", err)
+		}
+		so.ExpiresAt = &t
+	}
+	if d := o.ExpiresIn; d > 0 {
+		if so.PublishedAt.IsZero() {
+			so.PublishedAt = time.Now().UTC().Truncate(time.Second)
+		}
+		t := so.PublishedAt.Add(d)
+		so.ExpiresAt = &t
+	}
+	m, err := refdata.Seal(ctx, dir, k, so)
+	if err != nil {
+		return r.fail(err)
+	}
+	if out := o.Archive; out != "" {
+		if err := refdataWriteArchive(dir, out); err != nil {
+			return Failf("--archive: %v", err)
+		}
+	}
+	if r.json {
+		return r.emit(m)
+	}
+	rows := 0
+	for _, f := range m.Files {
+		rows += f.Rows
+	}
+	fmt.Fprintf(env.Stdout, "%s signed by %s: %d file(s), %d row(s)\n", m.Ref(), m.SignedBy, len(m.Files), rows)
+	return nil
 }
 
 func refdataWriteArchive(dir, out string) error {
@@ -400,29 +452,32 @@ func refdataVerify(cfg *Config) *cli.Command {
 		Usage:     "verify a bundle (directory, .tar.gz or http(s) URL): signature, sha256s, expiry, row schemas",
 		ArgsUsage: "DIR|ARCHIVE|URL",
 		Flags:     []cli.Flag{refdataTrustFlag(), refdataMaxBytesFlag(), refdataTimeoutFlag(), refdataFormatFlag()},
-		Action: func(c *cli.Context) error {
-			r, err := newRefdataCtx(c, cfg, refdataVerifying)
-			if err != nil {
-				return err
-			}
-			if c.NArg() != 1 {
-				return Usagef("verify needs exactly one bundle: a directory, a .tar.gz or a URL")
-			}
-			r.opts.MaxBytes = c.Int64("max-bytes")
-			ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
-			defer cancel()
-			b, err := refdata.Load(ctx, c.Args().First(), r.opts)
-			if err != nil {
-				return r.fail(err)
-			}
-			if r.json {
-				return r.emit(refdataSummary(b.Manifest))
-			}
-			fmt.Fprint(c.App.Writer, "verified ")
-			refdataPrintManifest(c.App.Writer, b.Manifest)
-			return nil
-		},
+		Action:    refdataAction(cfg, runRefdataVerify),
 	}
+}
+
+// runRefdataVerify is refdata verify.
+func runRefdataVerify(ctx context.Context, env *Env, o RefdataFlags) error {
+	r, err := newRefdataCtx(ctx, env, "verify", o, refdataVerifying)
+	if err != nil {
+		return err
+	}
+	if len(o.Args) != 1 {
+		return Usagef("verify needs exactly one bundle: a directory, a .tar.gz or a URL")
+	}
+	r.opts.MaxBytes = o.MaxBytes
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	b, err := refdata.Load(ctx, o.arg(0), r.opts)
+	if err != nil {
+		return r.fail(err)
+	}
+	if r.json {
+		return r.emit(refdataSummary(b.Manifest))
+	}
+	fmt.Fprint(env.Stdout, "verified ")
+	refdataPrintManifest(env.Stdout, b.Manifest)
+	return nil
 }
 
 func refdataSync(cfg *Config) *cli.Command {
@@ -436,54 +491,57 @@ func refdataSync(cfg *Config) *cli.Command {
 			refdataMaxBytesFlag(), refdataTimeoutFlag(),
 			refdataTrustFlag(), refdataCacheFlag(), refdataFormatFlag(),
 		},
-		Action: func(c *cli.Context) error {
-			r, err := newRefdataCtx(c, cfg, refdataVerifying)
-			if err != nil {
-				return err
-			}
-			if c.NArg() != 1 {
-				return Usagef("sync needs exactly one bundle NAME")
-			}
-			if err := requireFlags(c, "from"); err != nil {
-				return err
-			}
-			if p := c.String("pin"); p != "" {
-				if _, err := refdata.ParseRange(p); err != nil {
-					return Usagef("--pin: %v", err)
-				}
-			}
-			r.opts.MaxBytes = c.Int64("max-bytes")
-			s, err := r.open()
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
-			defer cancel()
-			res, err := s.Sync(ctx, c.Args().First(), c.String("from"), refdata.SyncOptions{Pin: c.String("pin")})
-			if err != nil {
-				return r.fail(err)
-			}
-			if r.json {
-				return r.emit(res)
-			}
-			switch {
-			case res.Unchanged:
-				fmt.Fprintf(c.App.Writer, "%s@%s is current (already cached; re-verified)\n", res.Name, res.Version)
-			default:
-				from := ""
-				if res.Previous != "" && res.Previous != res.Version {
-					from = " (was " + res.Previous + ")"
-				}
-				verb := "synced"
-				if res.Replaced {
-					verb = "replaced"
-				}
-				fmt.Fprintf(c.App.Writer, "%s %s@%s%s: %d file(s), %d row(s) in %s\n", verb, res.Name, res.Version, from, res.Files, res.Rows, res.Duration.Round(time.Millisecond))
-			}
-			return nil
-		},
+		Action: refdataAction(cfg, runRefdataSync),
 	}
+}
+
+// runRefdataSync is refdata sync.
+func runRefdataSync(ctx context.Context, env *Env, o RefdataFlags) error {
+	r, err := newRefdataCtx(ctx, env, "sync", o, refdataVerifying)
+	if err != nil {
+		return err
+	}
+	if len(o.Args) != 1 {
+		return Usagef("sync needs exactly one bundle NAME")
+	}
+	if err := requireFlag("sync", "from", o.From); err != nil {
+		return err
+	}
+	if p := o.Pin; p != "" {
+		if _, err := refdata.ParseRange(p); err != nil {
+			return Usagef("--pin: %v", err)
+		}
+	}
+	r.opts.MaxBytes = o.MaxBytes
+	s, err := r.open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	res, err := s.Sync(ctx, o.arg(0), o.From, refdata.SyncOptions{Pin: o.Pin})
+	if err != nil {
+		return r.fail(err)
+	}
+	if r.json {
+		return r.emit(res)
+	}
+	switch {
+	case res.Unchanged:
+		fmt.Fprintf(env.Stdout, "%s@%s is current (already cached; re-verified)\n", res.Name, res.Version)
+	default:
+		from := ""
+		if res.Previous != "" && res.Previous != res.Version {
+			from = " (was " + res.Previous + ")"
+		}
+		verb := "synced"
+		if res.Replaced {
+			verb = "replaced"
+		}
+		fmt.Fprintf(env.Stdout, "%s %s@%s%s: %d file(s), %d row(s) in %s\n", verb, res.Name, res.Version, from, res.Files, res.Rows, res.Duration.Round(time.Millisecond))
+	}
+	return nil
 }
 
 func refdataPin(cfg *Config) *cli.Command {
@@ -492,104 +550,113 @@ func refdataPin(cfg *Config) *cli.Command {
 		Usage:     "pin NAME to a semver range: its current version becomes the highest cached one in range, and syncs must stay in it",
 		ArgsUsage: "NAME RANGE",
 		Flags:     []cli.Flag{&cli.BoolFlag{Name: "clear", Usage: "remove NAME's pin instead"}, refdataTrustFlag(), refdataCacheFlag(), refdataFormatFlag()},
-		Action: func(c *cli.Context) error {
-			r, err := newRefdataCtx(c, cfg, refdataCache)
-			if err != nil {
-				return err
-			}
-			clear := c.Bool("clear")
-			if (clear && c.NArg() != 1) || (!clear && c.NArg() != 2) {
-				return Usagef("pin needs NAME RANGE (or NAME --clear)")
-			}
-			name := c.Args().Get(0)
-			if !clear {
-				if _, err := refdata.ParseRange(c.Args().Get(1)); err != nil {
-					return Usagef("%v", err)
-				}
-			}
-			s, err := r.open()
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			if clear {
-				if err := s.Unpin(c.Context, name); err != nil {
-					return r.fail(err)
-				}
-				if r.json {
-					return r.emit(map[string]any{"name": name, "pin": nil})
-				}
-				fmt.Fprintf(c.App.Writer, "%s is not pinned\n", name)
-				return nil
-			}
-			rng := c.Args().Get(1)
-			cur, err := s.Pin(c.Context, name, rng)
-			if err != nil {
-				return r.fail(err)
-			}
-			if cur == "" {
-				fmt.Fprintf(c.App.ErrWriter, "%s: no cached version of %s satisfies %q; it has no current version until a sync brings one\n", cfg.Name, name, rng)
-			}
-			if r.json {
-				return r.emit(map[string]any{"name": name, "pin": rng, "current": cur})
-			}
-			if cur != "" {
-				fmt.Fprintf(c.App.Writer, "%s pinned to %s; current %s\n", name, rng, cur)
-			} else {
-				fmt.Fprintf(c.App.Writer, "%s pinned to %s; no current version\n", name, rng)
-			}
-			return nil
-		},
+		Action:    refdataAction(cfg, runRefdataPin),
 	}
+}
+
+// runRefdataPin is refdata pin.
+func runRefdataPin(ctx context.Context, env *Env, o RefdataFlags) error {
+	r, err := newRefdataCtx(ctx, env, "pin", o, refdataCache)
+	if err != nil {
+		return err
+	}
+	clear := o.Clear
+	if (clear && len(o.Args) != 1) || (!clear && len(o.Args) != 2) {
+		return Usagef("pin needs NAME RANGE (or NAME --clear)")
+	}
+	name := o.arg(0)
+	if !clear {
+		if _, err := refdata.ParseRange(o.arg(1)); err != nil {
+			return Usagef("%v", err)
+		}
+	}
+	s, err := r.open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if clear {
+		if err := s.Unpin(ctx, name); err != nil {
+			return r.fail(err)
+		}
+		if r.json {
+			return r.emit(map[string]any{"name": name, "pin": nil})
+		}
+		fmt.Fprintf(env.Stdout, "%s is not pinned\n", name)
+		return nil
+	}
+	rng := o.arg(1)
+	cur, err := s.Pin(ctx, name, rng)
+	if err != nil {
+		return r.fail(err)
+	}
+	if cur == "" {
+		fmt.Fprintf(env.Stderr, "%s: no cached version of %s satisfies %q; it has no current version until a sync brings one\n", env.Name, name, rng)
+	}
+	if r.json {
+		return r.emit(map[string]any{"name": name, "pin": rng, "current": cur})
+	}
+	if cur != "" {
+		fmt.Fprintf(env.Stdout, "%s pinned to %s; current %s\n", name, rng, cur)
+	} else {
+		fmt.Fprintf(env.Stdout, "%s pinned to %s; no current version\n", name, rng)
+	}
+	return nil
 }
 
 func refdataList(cfg *Config) *cli.Command {
 	return &cli.Command{
-		Name:  "list",
-		Usage: "list the cached bundle versions",
-		Flags: []cli.Flag{refdataCacheFlag(), refdataFormatFlag()},
-		Action: func(c *cli.Context) error {
-			r, err := newRefdataCtx(c, cfg, refdataCache)
-			if err != nil {
-				return err
-			}
-			s, err := r.open()
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			list, err := s.List(c.Context)
-			if err != nil {
-				return r.fail(err)
-			}
-			if r.json {
-				if list == nil {
-					list = []refdata.Entry{}
-				}
-				return r.emit(list)
-			}
-			if len(list) == 0 {
-				fmt.Fprintf(c.App.ErrWriter, "%s: the cache %s holds no bundles\n", cfg.Name, s.Path())
-				return nil
-			}
-			tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tVERSION\tCURRENT\tPIN\tFILES\tROWS\tPUBLISHED\tEXPIRES\tSIGNED BY")
-			for _, e := range list {
-				cur, exp := "", "-"
-				if e.Current {
-					cur = "*"
-				}
-				if e.ExpiresAt != nil {
-					exp = e.ExpiresAt.Format(time.RFC3339)
-					if e.Expired {
-						exp += " (expired)"
-					}
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", e.Name, e.Version, cur, refdataDash(e.Pin), e.Files, e.Rows, e.PublishedAt.Format(time.RFC3339), exp, e.SignedBy)
-			}
-			return tw.Flush()
-		},
+		Name:   "list",
+		Usage:  "list the cached bundle versions",
+		Flags:  []cli.Flag{refdataCacheFlag(), refdataFormatFlag()},
+		Action: refdataAction(cfg, runRefdataList),
 	}
+}
+
+// runRefdataList is refdata list.
+func runRefdataList(ctx context.Context, env *Env, o RefdataFlags) error {
+	if len(o.Args) > 0 {
+		return Usagef("list takes no arguments (got %q)", o.Args[0])
+	}
+	r, err := newRefdataCtx(ctx, env, "list", o, refdataCache)
+	if err != nil {
+		return err
+	}
+	s, err := r.open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	list, err := s.List(ctx)
+	if err != nil {
+		return r.fail(err)
+	}
+	if r.json {
+		if list == nil {
+			list = []refdata.Entry{}
+		}
+		return r.emit(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(env.Stderr, "%s: the cache %s holds no bundles\n", env.Name, s.Path())
+		return nil
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tVERSION\tCURRENT\tPIN\tFILES\tROWS\tPUBLISHED\tEXPIRES\tSIGNED BY")
+	for _, e := range list {
+		cur, exp := "", "-"
+		if e.Current {
+			cur = "*"
+		}
+		if e.ExpiresAt != nil {
+			exp = e.ExpiresAt.Format(time.RFC3339)
+			if e.Expired {
+				exp += " (expired)"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", e.Name, e.Version, cur, refdataDash(e.Pin), e.Files, e.Rows, e.PublishedAt.Format(time.RFC3339), exp, e.SignedBy)
+	}
+	return tw.Flush()
 }
 
 func refdataDash(s string) string {
@@ -609,127 +676,136 @@ func refdataShow(cfg *Config) *cli.Command {
 			&cli.StringFlag{Name: "key", Usage: "with --file: print only the row with this key"},
 			refdataTrustFlag(), refdataCacheFlag(), refdataFormatFlag(),
 		},
-		Action: func(c *cli.Context) error {
-			r, err := newRefdataCtx(c, cfg, refdataCache)
-			if err != nil {
-				return err
-			}
-			if c.NArg() != 1 {
-				return Usagef("show needs exactly one NAME or NAME@VERSION")
-			}
-			ref, file, key := c.Args().First(), c.String("file"), c.String("key")
-			if c.IsSet("key") && file == "" {
-				return Usagef("--key needs --file")
-			}
-			s, err := r.open()
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			switch {
-			case c.IsSet("key"):
-				row, err := s.LookupRaw(c.Context, ref, file, key)
-				if err != nil {
-					return r.fail(err)
-				}
-				if r.json {
-					return r.emit(json.RawMessage(row))
-				}
-				fmt.Fprintf(c.App.Writer, "%s\n", row)
-				return nil
-			case file != "":
-				// Resolve first, so a missing bundle or file is an error
-				// before any output, and a concurrent sync cannot switch
-				// versions mid-listing.
-				_, m, err := s.Manifest(c.Context, ref)
-				if err != nil {
-					return r.fail(err)
-				}
-				if m.File(file) == nil {
-					return r.fail(&refdata.Error{Code: refdata.CodeNotFound, Bundle: m.Ref(), File: file, Msg: "no such file in the bundle"})
-				}
-				w := c.App.Writer
-				n := 0
-				if r.json {
-					fmt.Fprint(w, "[")
-				}
-				err = s.EachRow(c.Context, m.Ref(), file, func(_ string, row json.RawMessage) error {
-					if r.json {
-						if n > 0 {
-							fmt.Fprint(w, ",")
-						}
-						fmt.Fprintf(w, "\n  %s", row)
-					} else {
-						fmt.Fprintf(w, "%s\n", row)
-					}
-					n++
-					return nil
-				})
-				if err != nil {
-					return Failf("%v", err)
-				}
-				if r.json {
-					if n > 0 {
-						fmt.Fprint(w, "\n")
-					}
-					fmt.Fprint(w, "]\n")
-				}
-				return nil
-			}
-			e, m, err := s.Manifest(c.Context, ref)
-			if err != nil {
-				return r.fail(err)
-			}
-			if r.json {
-				return r.emit(struct {
-					Entry    *refdata.Entry    `json:"cache"`
-					Manifest *refdata.Manifest `json:"manifest"`
-				}{e, m})
-			}
-			refdataPrintManifest(c.App.Writer, m)
-			cur := ""
-			if e.Current {
-				cur = "current, "
-			}
-			fmt.Fprintf(c.App.Writer, "  cache: %ssynced %s from %s\n", cur, e.SyncedAt.Format(time.RFC3339), e.Source)
-			return nil
-		},
+		Action: refdataAction(cfg, runRefdataShow),
 	}
+}
+
+// runRefdataShow is refdata show.
+func runRefdataShow(ctx context.Context, env *Env, o RefdataFlags) error {
+	r, err := newRefdataCtx(ctx, env, "show", o, refdataCache)
+	if err != nil {
+		return err
+	}
+	if len(o.Args) != 1 {
+		return Usagef("show needs exactly one NAME or NAME@VERSION")
+	}
+	ref, file, key := o.arg(0), o.File, o.Key
+	if o.KeySet && file == "" {
+		return Usagef("--key needs --file")
+	}
+	s, err := r.open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	switch {
+	case o.KeySet:
+		row, err := s.LookupRaw(ctx, ref, file, key)
+		if err != nil {
+			return r.fail(err)
+		}
+		if r.json {
+			return r.emit(json.RawMessage(row))
+		}
+		fmt.Fprintf(env.Stdout, "%s\n", row)
+		return nil
+	case file != "":
+		// Resolve first, so a missing bundle or file is an error
+		// before any output, and a concurrent sync cannot switch
+		// versions mid-listing.
+		_, m, err := s.Manifest(ctx, ref)
+		if err != nil {
+			return r.fail(err)
+		}
+		if m.File(file) == nil {
+			return r.fail(&refdata.Error{Code: refdata.CodeNotFound, Bundle: m.Ref(), File: file, Msg: "no such file in the bundle"})
+		}
+		w := env.Stdout
+		n := 0
+		if r.json {
+			fmt.Fprint(w, "[")
+		}
+		err = s.EachRow(ctx, m.Ref(), file, func(_ string, row json.RawMessage) error {
+			if r.json {
+				if n > 0 {
+					fmt.Fprint(w, ",")
+				}
+				fmt.Fprintf(w, "\n  %s", row)
+			} else {
+				fmt.Fprintf(w, "%s\n", row)
+			}
+			n++
+			return nil
+		})
+		if err != nil {
+			return Failf("%v", err)
+		}
+		if r.json {
+			if n > 0 {
+				fmt.Fprint(w, "\n")
+			}
+			fmt.Fprint(w, "]\n")
+		}
+		return nil
+	}
+	e, m, err := s.Manifest(ctx, ref)
+	if err != nil {
+		return r.fail(err)
+	}
+	if r.json {
+		return r.emit(struct {
+			Entry    *refdata.Entry    `json:"cache"`
+			Manifest *refdata.Manifest `json:"manifest"`
+		}{e, m})
+	}
+	refdataPrintManifest(env.Stdout, m)
+	cur := ""
+	if e.Current {
+		cur = "current, "
+	}
+	fmt.Fprintf(env.Stdout, "  cache: %ssynced %s from %s\n", cur, e.SyncedAt.Format(time.RFC3339), e.Source)
+	return nil
 }
 
 func refdataPrune(cfg *Config) *cli.Command {
 	return &cli.Command{
-		Name:  "prune",
-		Usage: "delete cached versions that are not current (keeping the newest --keep per bundle) and every expired one",
-		Flags: []cli.Flag{&cli.IntFlag{Name: "keep", Value: 1, Usage: "non-current versions to keep per bundle, for rolling back with a pin"}, refdataCacheFlag(), refdataFormatFlag()},
-		Action: func(c *cli.Context) error {
-			r, err := newRefdataCtx(c, cfg, refdataCache)
-			if err != nil {
-				return err
-			}
-			if c.Int("keep") < 0 {
-				return Usagef("--keep must be 0 or more")
-			}
-			s, err := r.open()
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			removed, err := s.Prune(c.Context, refdata.PruneOptions{Keep: c.Int("keep")})
-			if err != nil {
-				return r.fail(err)
-			}
-			if r.json {
-				if removed == nil {
-					removed = []string{}
-				}
-				return r.emit(map[string]any{"removed": removed})
-			}
-			for _, ref := range removed {
-				fmt.Fprintln(c.App.Writer, ref)
-			}
-			fmt.Fprintf(c.App.ErrWriter, "%s: pruned %d version(s)\n", cfg.Name, len(removed))
-			return nil
-		},
+		Name:   "prune",
+		Usage:  "delete cached versions that are not current (keeping the newest --keep per bundle) and every expired one",
+		Flags:  []cli.Flag{&cli.IntFlag{Name: "keep", Value: 1, Usage: "non-current versions to keep per bundle, for rolling back with a pin"}, refdataCacheFlag(), refdataFormatFlag()},
+		Action: refdataAction(cfg, runRefdataPrune),
 	}
+}
+
+// runRefdataPrune is refdata prune.
+func runRefdataPrune(ctx context.Context, env *Env, o RefdataFlags) error {
+	if len(o.Args) > 0 {
+		return Usagef("prune takes no arguments (got %q)", o.Args[0])
+	}
+	r, err := newRefdataCtx(ctx, env, "prune", o, refdataCache)
+	if err != nil {
+		return err
+	}
+	if o.Keep < 0 {
+		return Usagef("--keep must be 0 or more")
+	}
+	s, err := r.open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	removed, err := s.Prune(ctx, refdata.PruneOptions{Keep: o.Keep})
+	if err != nil {
+		return r.fail(err)
+	}
+	if r.json {
+		if removed == nil {
+			removed = []string{}
+		}
+		return r.emit(map[string]any{"removed": removed})
+	}
+	for _, ref := range removed {
+		fmt.Fprintln(env.Stdout, ref)
+	}
+	fmt.Fprintf(env.Stderr, "%s: pruned %d version(s)\n", env.Name, len(removed))
+	return nil
 }
