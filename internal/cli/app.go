@@ -73,6 +73,7 @@ func execute(ctx context.Context, cfg *Config, commands []*cli.Command, args []s
 	globals := []cli.Flag{
 		&cli.StringFlag{Name: "config", Usage: "the deployment config file (env " + EnvConfig + "; default: ./" + ConfigFile + " when it exists)"},
 	}
+	notFound := false // an unknown command or subcommand: exit 2
 	a := &cli.App{
 		Flags: globals,
 		Before: func(c *cli.Context) error {
@@ -95,6 +96,7 @@ func execute(ctx context.Context, cfg *Config, commands []*cli.Command, args []s
 			return &ExitError{Code: ExitUsage, Err: err}
 		},
 		CommandNotFound: func(c *cli.Context, name string) {
+			notFound = true
 			fmt.Fprintf(c.App.ErrWriter, "%s: unknown command %q (see '%s help')\n", cfg.Name, name, cfg.Name)
 		},
 	}
@@ -109,7 +111,7 @@ func execute(ctx context.Context, cfg *Config, commands []*cli.Command, args []s
 	}
 	err := a.RunContext(ctx, args)
 	if err == nil {
-		if len(args) > 1 && a.Command(args[1]) == nil && !strings.HasPrefix(args[1], "-") && args[1] != "help" && args[1] != "h" {
+		if notFound {
 			return ExitUsage
 		}
 		return ExitOK
