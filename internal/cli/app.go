@@ -1,6 +1,3 @@
-// Package app holds the commands every macrokit binary shares — the
-// macrokit CLI itself and each deployment's binary: run, list, and the
-// plumbing behind them (exit codes, browser, session log, approvals).
 package cli
 
 import (
@@ -41,7 +38,7 @@ type Config struct {
 	// spec test gives in `site:` (nil: none; a test's site must then be
 	// running, with <SITE>_URL pointing at it).
 	TestSites map[string]SiteStarter
-	// Settings are what Run resolved from the environment and macrokit.yaml
+	// Settings are what execute resolved from the environment and macrokit.yaml
 	// before the command ran (nil until then).
 	Settings *Settings
 

@@ -1,6 +1,3 @@
-// Package cli is the macrokit command: the shared runtime commands (run,
-// list, ...) over the macros compiled from macros.d, plus the authoring
-// commands (generate, check, lint, schema) and the demo site.
 package cli
 
 import (

@@ -8,7 +8,8 @@ import (
 
 // Env is what a command runs in: the binary's config and its streams. A
 // command's run function takes an Env and its decoded options, so tests
-// call it without a *cli.Context.
+// call it without a *cli.Context. Config is nil for the authoring commands
+// (generate, check, lint, schema, init), which read no compiled macros.
 type Env struct {
 	*Config
 	Stdin  io.Reader

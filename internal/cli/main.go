@@ -8,7 +8,7 @@ import (
 )
 
 // Main is a deployment binary's whole command line (runtime/app.Main's
-// body): the deployment set of [commandTable] over cfg's macros and
+// body): the deployment set of commandTable over cfg's macros and
 // primitives, configured by flags, environment and an optional
 // macrokit.yaml. args[0] is the program name; an empty cfg.Name becomes its
 // base name and an empty cfg.Version the module version the binary was
