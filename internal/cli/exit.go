@@ -44,12 +44,6 @@ func Failf(format string, args ...any) error {
 // Silent is a failure whose details were already printed.
 var Silent = &ExitError{Code: ExitFailure}
 
-// IsUsage reports whether err is a usage error (exit 2).
-func IsUsage(err error) bool {
-	var ee *ExitError
-	return errors.As(err, &ee) && ee.Code == ExitUsage
-}
-
 // noArgs refuses positional arguments beyond the first max: a
 // shell-expanded glob must not lose its tail silently.
 func noArgs(c *cli.Context, max int) error {
