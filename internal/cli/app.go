@@ -125,11 +125,12 @@ func execute(ctx context.Context, cfg *Config, commands []*cli.Command, args []s
 }
 
 // usageErrors makes every command's flag-parsing errors usage errors
-// (exit 2), recognised by type from then on.
+// (exit 2), recognised by type from then on, pointing at the command's
+// help (on stderr, like every diagnostic).
 func usageErrors(cmds []*cli.Command) {
 	for _, c := range cmds {
-		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-			return &ExitError{Code: ExitUsage, Err: err}
+		c.OnUsageError = func(cc *cli.Context, err error, _ bool) error {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w (see '%s --help')", err, cc.Command.HelpName)}
 		}
 		usageErrors(c.Subcommands)
 	}
