@@ -3,11 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/macrokit/macrokit-go/internal/ghprim"
 	"github.com/macrokit/macrokit-go/internal/goprim"
-	"github.com/macrokit/macrokit-go/runtime/app"
 	"github.com/macrokit/macrokit-go/spec"
 	"github.com/urfave/cli/v2"
 )
@@ -23,10 +23,40 @@ func primitivesFlag() cli.Flag {
 	return &cli.StringFlag{Name: "primitives", Usage: "directory of the Go package whose //macrokit:primitive functions specs may call (default: macrokit's own GitHub primitives)"}
 }
 
+// SpecOptions are how generate, check and lint find the specs and the
+// primitives they may call.
+type SpecOptions struct {
+	Macros     string // --macros DIR
+	Primitives string // --primitives DIR
+}
+
+// macrosFlag is --macros, the spec directory of generate, check and lint.
+func macrosFlag() cli.Flag {
+	return &cli.StringFlag{Name: "macros", Value: DefaultMacrosDir, Usage: "directory of specs"}
+}
+
+// specOptions decodes --macros and --primitives. check and lint also take
+// the directory as their one argument (the older form).
+func specOptions(c *cli.Context, dirArgOK bool) (SpecOptions, error) {
+	o := SpecOptions{Macros: c.String("macros"), Primitives: c.String("primitives")}
+	if !dirArgOK {
+		return o, noArgs(c, 0)
+	}
+	if err := noArgs(c, 1); err != nil {
+		return o, Usagef("%s takes at most one directory", c.Command.Name)
+	}
+	if c.NArg() == 1 {
+		if c.IsSet("macros") && c.String("macros") != c.Args().First() {
+			return o, Usagef("%s: give the spec directory once (--macros %s or %s)", c.Command.Name, c.String("macros"), c.Args().First())
+		}
+		o.Macros = c.Args().First()
+	}
+	return o, nil
+}
+
 // loadPrimitives reads --primitives; nil when the flag is unset. Problems
 // are printed to stderr like spec diagnostics.
-func loadPrimitives(c *cli.Context) (*goprim.Package, error) {
-	dir := c.String("primitives")
+func loadPrimitives(stderr io.Writer, dir string) (*goprim.Package, error) {
 	if dir == "" {
 		return nil, nil
 	}
@@ -35,11 +65,11 @@ func loadPrimitives(c *cli.Context) (*goprim.Package, error) {
 		var es goprim.Errors
 		if errors.As(err, &es) {
 			for _, e := range es {
-				fmt.Fprintln(c.App.ErrWriter, e.Error())
+				fmt.Fprintln(stderr, e.Error())
 			}
-			return nil, app.Failf("%d error(s) in the primitives of %s", len(es), dir)
+			return nil, Failf("%d error(s) in the primitives of %s", len(es), dir)
 		}
-		return nil, app.Usagef("%v", err)
+		return nil, Usagef("%v", err)
 	}
 	return pkg, nil
 }
@@ -48,36 +78,37 @@ func loadPrimitives(c *cli.Context) (*goprim.Package, error) {
 // to stderr. It fails (exit 1) when any spec is invalid. Specs may call the
 // primitives of --primitives when the command has that flag and it is set,
 // else those of package ghprim (the GitHub macros of macros.d/github do).
-func loadSpecs(c *cli.Context, dir string) (*spec.Set, error) {
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, app.Usagef("%s: not a directory of macro specs", dir)
-	}
-	sigs := ghprim.Signatures()
-	pkg, err := loadPrimitives(c)
+func loadSpecs(env *Env, o SpecOptions) (*spec.Set, error) {
+	set, diags, err := readSpecs(env, o)
 	if err != nil {
 		return nil, err
+	}
+	for _, d := range diags {
+		fmt.Fprintln(env.Stderr, d.String())
+	}
+	if len(diags) > 0 {
+		return nil, Failf("%d error(s) in %s", len(diags), o.Macros)
+	}
+	return set, nil
+}
+
+// readSpecs is loadSpecs returning the diagnostics instead of printing
+// them; its error is a usage error or the primitives' failure.
+func readSpecs(env *Env, o SpecOptions) (*spec.Set, spec.Diagnostics, error) {
+	dir := o.Macros
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, nil, Usagef("%s: not a directory of macro specs", dir)
+	}
+	sigs := ghprim.Signatures()
+	pkg, err := loadPrimitives(env.Stderr, o.Primitives)
+	if err != nil {
+		return nil, nil, err
 	}
 	if pkg != nil {
 		sigs = pkg.Signatures()
 	}
 	set, diags := spec.LoadDir(dir, spec.Options{Primitives: sigs})
-	for _, d := range diags {
-		fmt.Fprintln(c.App.ErrWriter, d.String())
-	}
-	if len(diags) > 0 {
-		return nil, app.Failf("%d error(s) in %s", len(diags), dir)
-	}
-	return set, nil
-}
-
-func dirArg(c *cli.Context) (string, error) {
-	switch c.NArg() {
-	case 0:
-		return DefaultMacrosDir, nil
-	case 1:
-		return c.Args().First(), nil
-	}
-	return "", app.Usagef("%s takes at most one directory", c.Command.Name)
+	return set, diags, nil
 }
 
 func checkCommand() *cli.Command {
@@ -85,20 +116,58 @@ func checkCommand() *cli.Command {
 		Name:      "check",
 		Usage:     "validate the macro specs (no output files)",
 		ArgsUsage: "[DIR]",
-		Flags:     []cli.Flag{primitivesFlag()},
+		Flags:     []cli.Flag{macrosFlag(), formatFlag(), primitivesFlag()},
 		Action: func(c *cli.Context) error {
-			dir, err := dirArg(c)
+			so, err := specOptions(c, true)
 			if err != nil {
 				return err
 			}
-			set, err := loadSpecs(c, dir)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.ErrWriter, "%d macro(s) OK\n", len(set.Specs))
-			return nil
+			return runCheck(newEnv(c, nil), CheckOptions{Specs: so, Format: c.String("format")})
 		},
 	}
+}
+
+// CheckOptions are check's flags.
+type CheckOptions struct {
+	Specs  SpecOptions
+	Format string
+}
+
+// checkReport is check's --format json output.
+type checkReport struct {
+	Macros      []string          `json:"macros"`
+	Diagnostics []spec.Diagnostic `json:"diagnostics"`
+}
+
+// runCheck validates the specs: diagnostics on stderr (text) or the report
+// on stdout (json); exit 1 when any spec is invalid.
+func runCheck(env *Env, opts CheckOptions) error {
+	if opts.Format != formatJSON {
+		set, err := loadSpecs(env, opts.Specs)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stderr, "%d macro(s) OK\n", len(set.Specs))
+		return nil
+	}
+	set, diags, err := readSpecs(env, opts.Specs)
+	if err != nil {
+		return err
+	}
+	rep := checkReport{Macros: []string{}, Diagnostics: []spec.Diagnostic{}}
+	if len(diags) == 0 {
+		for _, sp := range set.Specs {
+			rep.Macros = append(rep.Macros, sp.Name)
+		}
+	}
+	rep.Diagnostics = append(rep.Diagnostics, diags...)
+	if err := writeJSON(env.Stdout, rep); err != nil {
+		return err
+	}
+	if len(diags) > 0 {
+		return Failf("%d error(s) in %s", len(diags), opts.Specs.Macros)
+	}
+	return nil
 }
 
 func lintCommand() *cli.Command {
@@ -106,39 +175,46 @@ func lintCommand() *cli.Command {
 		Name:      "lint",
 		Usage:     "check the specs for likely mistakes (intents, examples, tests, risk, unused params, unreachable steps)",
 		ArgsUsage: "[DIR]",
-		Flags:     []cli.Flag{&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"}, primitivesFlag()},
+		Flags:     []cli.Flag{macrosFlag(), formatFlag(), primitivesFlag()},
 		Action: func(c *cli.Context) error {
-			dir, err := dirArg(c)
+			so, err := specOptions(c, true)
 			if err != nil {
 				return err
 			}
-			format := c.String("format")
-			if format != "text" && format != "json" {
-				return app.Usagef("--format must be text or json")
-			}
-			set, err := loadSpecs(c, dir)
-			if err != nil {
-				return err
-			}
-			findings := spec.Lint(set)
-			if format == "json" {
-				if findings == nil {
-					findings = []spec.Finding{}
-				}
-				if err := writeJSON(c.App.Writer, findings); err != nil {
-					return err
-				}
-			} else {
-				for _, f := range findings {
-					fmt.Fprintln(c.App.Writer, f.String())
-				}
-			}
-			if len(findings) > 0 {
-				return app.Failf("%d lint finding(s)", len(findings))
-			}
-			return nil
+			return runLint(newEnv(c, nil), LintOptions{Specs: so, Format: c.String("format")})
 		},
 	}
+}
+
+// LintOptions are lint's flags.
+type LintOptions struct {
+	Specs  SpecOptions
+	Format string
+}
+
+// runLint prints the lint findings; exit 1 when there are any.
+func runLint(env *Env, opts LintOptions) error {
+	set, err := loadSpecs(env, opts.Specs)
+	if err != nil {
+		return err
+	}
+	findings := spec.Lint(set)
+	if opts.Format == formatJSON {
+		if findings == nil {
+			findings = []spec.Finding{}
+		}
+		if err := writeJSON(env.Stdout, findings); err != nil {
+			return err
+		}
+	} else {
+		for _, f := range findings {
+			fmt.Fprintln(env.Stdout, f.String())
+		}
+	}
+	if len(findings) > 0 {
+		return Failf("%d lint finding(s)", len(findings))
+	}
+	return nil
 }
 
 func schemaCommand() *cli.Command {
@@ -146,8 +222,16 @@ func schemaCommand() *cli.Command {
 		Name:  "schema",
 		Usage: "print the JSON Schema of the spec format (for editors: yaml-language-server)",
 		Action: func(c *cli.Context) error {
-			_, err := c.App.Writer.Write(spec.JSONSchema())
-			return err
+			if err := noArgs(c, 0); err != nil {
+				return err
+			}
+			return runSchema(newEnv(c, nil))
 		},
 	}
+}
+
+// runSchema prints the spec format's JSON Schema.
+func runSchema(env *Env) error {
+	_, err := env.Stdout.Write(spec.JSONSchema())
+	return err
 }

@@ -1,6 +1,3 @@
-// Package cli is the macrokit command: the shared runtime commands (run,
-// list, ...) over the macros compiled from macros.d, plus the authoring
-// commands (generate, check, lint, schema) and the demo site.
 package cli
 
 import (
@@ -11,7 +8,6 @@ import (
 	"github.com/macrokit/macrokit-go/internal/demosite"
 	"github.com/macrokit/macrokit-go/internal/ghprim"
 	"github.com/macrokit/macrokit-go/runtime"
-	"github.com/macrokit/macrokit-go/runtime/app"
 	"github.com/urfave/cli/v2"
 )
 
@@ -41,7 +37,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		reg, _ = runtime.NewRegistry()
 		_, _ = io.WriteString(stderr, "macrokit: compiled macros unavailable: "+err.Error()+"\n")
 	}
-	cfg := &app.Config{
+	cfg := &Config{
 		Name:        "macrokit",
 		Version:     Version,
 		Registry:    reg,
@@ -51,31 +47,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Playbooks:   embeddedPlaybooks(),
 		TestSites:   testSites(),
 	}
-	demo := demoCommand()
-	demo.Subcommands = append(demo.Subcommands, demoRunCommand(cfg))
-	cmds := []*cli.Command{
-		generateCommand(),
-		checkCommand(),
-		lintCommand(),
-		schemaCommand(),
-		initCommand(),
-		app.ListCommand(cfg),
-		app.RunCommand(cfg),
-		app.AskCommand(cfg),
-		app.ChatCommand(cfg),
-		app.TestCommand(cfg),
-		app.SessionsCommand(cfg),
-		app.ServeCommand(cfg),
-		app.RefdataCommand(cfg),
-		evalCommand(cfg),
-		app.GateCommand(cfg),
-		demo,
-		app.VersionCommand(cfg),
-	}
-	return app.Run(ctx, cfg, cmds, args, stdin, stdout, stderr)
+	return execute(ctx, cfg, commands(cfg, true), args, stdin, stdout, stderr)
 }
 
-func demoCommand() *cli.Command {
+func demoCommand(cfg *Config) *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
 		Usage: "the embedded demo back-office site",
@@ -88,15 +63,31 @@ func demoCommand() *cli.Command {
 				&cli.StringFlag{Name: "inject", Usage: "fault modes for every request: slow, flaky, fakeSuccess, error500 (comma-separated)"},
 			},
 			Action: func(c *cli.Context) error {
-				site := demosite.New(demosite.Options{RequireLogin: c.Bool("require-login"), Inject: c.String("inject")})
-				logf := func(format string, args ...any) {
-					_, _ = io.WriteString(c.App.ErrWriter, sprintf(format, args...)+"\n")
+				if err := noArgs(c, 0); err != nil {
+					return err
 				}
-				if err := demosite.ListenAndServe(c.Context, c.String("addr"), site, logf); err != nil {
-					return app.Failf("demo serve: %v", err)
-				}
-				return nil
+				opts := DemoServeOptions{Addr: c.String("addr"), RequireLogin: c.Bool("require-login"), Inject: c.String("inject")}
+				return runDemoServe(c.Context, newEnv(c, cfg), opts)
 			},
-		}},
+		}, demoRunCommand(cfg)},
 	}
+}
+
+// DemoServeOptions are demo serve's flags.
+type DemoServeOptions struct {
+	Addr         string
+	RequireLogin bool
+	Inject       string // fault modes, comma-separated
+}
+
+// runDemoServe serves the demo site until ctx ends.
+func runDemoServe(ctx context.Context, env *Env, opts DemoServeOptions) error {
+	site := demosite.New(demosite.Options{RequireLogin: opts.RequireLogin, Inject: opts.Inject})
+	logf := func(format string, args ...any) {
+		_, _ = io.WriteString(env.Stderr, sprintf(format, args...)+"\n")
+	}
+	if err := demosite.ListenAndServe(ctx, opts.Addr, site, logf); err != nil {
+		return Failf("demo serve: %v", err)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"sort"
@@ -8,16 +9,15 @@ import (
 	"github.com/macrokit/macrokit-go/internal/eval"
 	"github.com/macrokit/macrokit-go/llm"
 	"github.com/macrokit/macrokit-go/runtime"
-	"github.com/macrokit/macrokit-go/runtime/app"
 	"github.com/urfave/cli/v2"
 )
 
 // evalCommand is `eval`: score the router on a task corpus, live or by
 // replaying a recorded run.
-func evalCommand(cfg *app.Config) *cli.Command {
+func evalCommand(cfg *Config) *cli.Command {
 	flags := []cli.Flag{
-		&cli.StringSliceFlag{Name: "tasks", Usage: "task files or globs (JSONL, the Macrokit routing-benchmark format; repeatable)", Required: true},
-		&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json"},
+		&cli.StringSliceFlag{Name: "tasks", Usage: "task files or globs (JSONL, the Macrokit routing-benchmark format; repeatable; required)"},
+		formatFlag(),
 		&cli.IntFlag{Name: "top-k", Value: runtime.DefaultCatalogK, Usage: "macros offered per turn above --catalog-threshold"},
 		&cli.IntFlag{Name: "catalog-threshold", Value: runtime.DefaultCatalogThreshold, Usage: "registry size above which retrieval picks the offered macros"},
 		&cli.BoolFlag{Name: "no-grounding", Usage: "turn off the check that an act or dangerous call's required values appear in the request (to measure it)"},
@@ -25,7 +25,7 @@ func evalCommand(cfg *app.Config) *cli.Command {
 	}
 	// --replay here also accepts an upstream run file; the shared flag's
 	// help says the rest.
-	flags = append(flags, app.ModelFlags()...)
+	flags = append(flags, ModelFlags()...)
 	return &cli.Command{
 		Name:  "eval",
 		Usage: "score routing on a task corpus: live against a model, or --replay a recorded run through today's parser, detector, salvage and validation",
@@ -37,59 +37,83 @@ No macro runs: calls are validated against their schemas (dry run).
 by feeding each recorded native call or raw text through this runtime.`,
 		Flags: flags,
 		Action: func(c *cli.Context) error {
-			format := c.String("format")
-			if format != "text" && format != "json" {
-				return app.Usagef("--format must be text or json")
+			// A shell-expanded `--tasks *.jsonl` leaves all but the first
+			// file as arguments: refuse them rather than score a part.
+			if err := noArgs(c, 0); err != nil {
+				return Usagef("%v (give each file its own --tasks, or quote the glob)", err)
 			}
-			var paths []string
-			for _, p := range c.StringSlice("tasks") {
-				m, err := filepath.Glob(p)
-				if err != nil || len(m) == 0 {
-					return app.Usagef("--tasks %s: no such file", p)
-				}
-				paths = append(paths, m...)
+			if err := requireFlags(c, "tasks"); err != nil {
+				return err
 			}
-			sort.Strings(paths)
-			tasks, err := eval.LoadTasks(paths...)
-			if err != nil {
-				return app.Usagef("%v", err)
-			}
-			var opts eval.Options
-			var model, fallback llm.Model
-			if rp := c.String("replay"); rp != "" && eval.IsUpstreamRun(rp) {
-				run, err := eval.LoadUpstreamRun(rp)
-				if err != nil {
-					return app.Usagef("--replay: %v", err)
-				}
-				opts.Upstream = run
-				model = run.Model()
-			} else {
-				ms, err := app.NewModels(c, cfg)
-				if err != nil {
-					return err
-				}
-				defer ms.Close()
-				model, fallback = ms.Primary, ms.Fallback
-			}
-			if c.Bool("progress") {
-				opts.Progress = c.App.ErrWriter
-			}
-			r := &runtime.Router{Registry: cfg.Registry, Model: model, Fallback: fallback, DryRun: true, NoSummary: true, History: -1,
-				TopK: c.Int("top-k"), CatalogThreshold: c.Int("catalog-threshold"), NoGrounding: c.Bool("no-grounding")}
-			rep, err := eval.Run(c.Context, r, tasks, opts)
-			if err != nil {
-				return app.Failf("%v", err)
-			}
-			if format == "json" {
-				enc := json.NewEncoder(c.App.Writer)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
-			}
-			eval.WriteText(c.App.Writer, rep)
-			if rep.Tasks == 0 {
-				return app.Failf("no tasks")
-			}
-			return nil
+			opts := EvalOptions{Tasks: c.StringSlice("tasks"), Format: c.String("format"), TopK: c.Int("top-k"),
+				CatalogThreshold: c.Int("catalog-threshold"), NoGrounding: c.Bool("no-grounding"), Progress: c.Bool("progress"),
+				Models: modelOptions(c)}
+			return runEval(c.Context, newEnv(c, cfg), opts)
 		},
 	}
+}
+
+// EvalOptions are eval's flags.
+type EvalOptions struct {
+	Tasks                  []string // files or globs
+	Format                 string
+	TopK, CatalogThreshold int
+	NoGrounding            bool
+	Progress               bool
+	Models                 ModelOptions
+}
+
+// runEval scores the router on the task files.
+func runEval(ctx context.Context, env *Env, o EvalOptions) error {
+	cfg := env.Config
+	format := o.Format
+	var paths []string
+	for _, p := range o.Tasks {
+		m, err := filepath.Glob(p)
+		if err != nil || len(m) == 0 {
+			return Usagef("--tasks %s: no such file", p)
+		}
+		paths = append(paths, m...)
+	}
+	sort.Strings(paths)
+	tasks, err := eval.LoadTasks(paths...)
+	if err != nil {
+		return Usagef("%v", err)
+	}
+	var opts eval.Options
+	var model, fallback llm.Model
+	if rp := o.Models.Replay; rp != "" && eval.IsUpstreamRun(rp) {
+		run, err := eval.LoadUpstreamRun(rp)
+		if err != nil {
+			return Usagef("--replay: %v", err)
+		}
+		opts.Upstream = run
+		model = run.Model()
+	} else {
+		ms, err := NewModels(cfg, o.Models)
+		if err != nil {
+			return err
+		}
+		defer ms.Close()
+		model, fallback = ms.Primary, ms.Fallback
+	}
+	if o.Progress {
+		opts.Progress = env.Stderr
+	}
+	r := &runtime.Router{Registry: cfg.Registry, Model: model, Fallback: fallback, DryRun: true, NoSummary: true, History: -1,
+		TopK: o.TopK, CatalogThreshold: o.CatalogThreshold, NoGrounding: o.NoGrounding}
+	rep, err := eval.Run(ctx, r, tasks, opts)
+	if err != nil {
+		return Failf("%v", err)
+	}
+	if format == formatJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	eval.WriteText(env.Stdout, rep)
+	if rep.Tasks == 0 {
+		return Failf("no tasks")
+	}
+	return nil
 }

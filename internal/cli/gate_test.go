@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -260,4 +261,59 @@ func TestGateRefusesToOverwrite(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "add_customer_2.yaml")); err != nil {
 		t.Errorf("suggestion not written under another name: %v\n%s", err, stdout)
 	}
+}
+
+// TestGateFreshProject passes a project nothing has run in yet (no
+// session directory, or an empty one) with a note on stderr, so a CI gate
+// on a fresh checkout passes; a path given explicitly must still exist.
+func TestGateFreshProject(t *testing.T) {
+	cases := []struct {
+		name   string
+		setup  func(t *testing.T) // in the project directory
+		opts   GateOptions
+		code   int
+		stdout string
+		stderr string
+	}{
+		{name: "no session directory", opts: GateOptions{Format: formatText}, stdout: "0 finding(s)", stderr: "no session logs yet"},
+		{name: "no session directory, json", opts: GateOptions{Format: formatJSON}, stdout: `"findings": []`, stderr: "no session logs yet"},
+		{name: "empty session directory", setup: func(t *testing.T) {
+			if err := os.MkdirAll(runtime.DefaultSessionDir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, opts: GateOptions{Format: formatText}, stdout: "0 finding(s)", stderr: "no session logs yet"},
+		{name: "explicit missing path", opts: GateOptions{Paths: []string{runtime.DefaultSessionDir}, Format: formatText}, code: 2, stderr: "no such file"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			if tc.setup != nil {
+				tc.setup(t)
+			}
+			tc.opts.Threshold = 3
+			var out, errb bytes.Buffer
+			err := runGate(&Env{Config: &Config{Name: "macrokit"}, Stdout: &out, Stderr: &errb}, tc.opts)
+			code := exitCode(err)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d (err %v)\nstdout: %s\nstderr: %s", code, tc.code, err, out.String(), errb.String())
+			}
+			if !strings.Contains(out.String(), tc.stdout) {
+				t.Errorf("stdout lacks %q:\n%s", tc.stdout, out.String())
+			}
+			if err != nil {
+				errb.WriteString(err.Error())
+			}
+			if !strings.Contains(errb.String(), tc.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tc.stderr, errb.String())
+			}
+		})
+	}
+	// The same through the command line.
+	t.Run("command", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		code, stdout, stderr := runCLI(t, nil, "gate")
+		if code != 0 || !strings.Contains(stdout, "0 finding(s)") || !strings.Contains(stderr, "no session logs yet") {
+			t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+		}
+	})
 }

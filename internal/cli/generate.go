@@ -12,7 +12,6 @@ import (
 
 	"github.com/macrokit/macrokit-go/gen"
 	"github.com/macrokit/macrokit-go/internal/goprim"
-	"github.com/macrokit/macrokit-go/runtime/app"
 	"github.com/macrokit/macrokit-go/spec"
 	"github.com/urfave/cli/v2"
 )
@@ -25,7 +24,7 @@ func generateCommand() *cli.Command {
 		Name:  "generate",
 		Usage: "compile macros.d/*.yaml into the typed Go package generated/",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "macros", Value: DefaultMacrosDir, Usage: "directory of specs"},
+			macrosFlag(),
 			&cli.StringFlag{Name: "out", Value: DefaultOutDir, Usage: "output package directory"},
 			&cli.StringFlag{Name: "package", Value: "generated", Usage: "Go package name of the output"},
 			&cli.BoolFlag{Name: "check", Usage: "write nothing; exit 1 and print a diff when the output is stale"},
@@ -33,56 +32,71 @@ func generateCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return app.Usagef("generate takes no arguments (use --macros and --out)")
+				return Usagef("generate takes no arguments (use --macros and --out)")
 			}
-			set, err := loadSpecs(c, c.String("macros"))
-			if err != nil {
-				return err
-			}
-			stableSources(set, c.String("macros"))
-			files, err := gen.Generate(set, gen.Options{Package: c.String("package")})
-			if err != nil {
-				return app.Failf("generate: %v", err)
-			}
-			if err := addRegistration(c, files); err != nil {
-				return err
-			}
-			plan, err := planWrite(c.String("out"), files)
-			if err != nil {
-				return app.Failf("%v", err)
-			}
-			if c.Bool("check") {
-				if plan.empty() {
-					fmt.Fprintf(c.App.ErrWriter, "%s is up to date (%d files)\n", c.String("out"), len(files))
-					return nil
-				}
-				plan.diff(c.App.Writer)
-				return app.Failf("%s is stale: run `macrokit generate` (or go generate ./...)", c.String("out"))
-			}
-			if err := plan.apply(); err != nil {
-				return app.Failf("%v", err)
-			}
-			fmt.Fprintf(c.App.ErrWriter, "%d macro(s): %d file(s) written, %d removed, %d unchanged\n",
-				len(set.Specs), len(plan.write), len(plan.remove), plan.unchanged)
-			return nil
+			opts := GenerateOptions{Specs: SpecOptions{Macros: c.String("macros"), Primitives: c.String("primitives")},
+				Out: c.String("out"), Package: c.String("package"), Check: c.Bool("check")}
+			return runGenerate(newEnv(c, nil), opts)
 		},
 	}
+}
+
+// GenerateOptions are generate's flags.
+type GenerateOptions struct {
+	Specs   SpecOptions
+	Out     string // the output package directory
+	Package string // its Go package name
+	Check   bool   // write nothing; fail with a diff when stale
+}
+
+// runGenerate compiles the specs into opts.Out.
+func runGenerate(env *Env, opts GenerateOptions) error {
+	set, err := loadSpecs(env, opts.Specs)
+	if err != nil {
+		return err
+	}
+	stableSources(set, opts.Specs.Macros)
+	files, err := gen.Generate(set, gen.Options{Package: opts.Package})
+	if err != nil {
+		return Failf("generate: %v", err)
+	}
+	if err := addRegistration(env, opts, files); err != nil {
+		return err
+	}
+	plan, err := planWrite(opts.Out, files)
+	if err != nil {
+		return Failf("%v", err)
+	}
+	if opts.Check {
+		if plan.empty() {
+			fmt.Fprintf(env.Stderr, "%s is up to date (%d files)\n", opts.Out, len(files))
+			return nil
+		}
+		plan.diff(env.Stdout)
+		return Failf("%s is stale: run `macrokit generate` (or go generate ./...)", opts.Out)
+	}
+	if err := plan.apply(); err != nil {
+		return Failf("%v", err)
+	}
+	fmt.Fprintf(env.Stderr, "%d macro(s): %d file(s) written, %d removed, %d unchanged\n",
+		len(set.Specs), len(plan.write), len(plan.remove), plan.unchanged)
+	return nil
 }
 
 // addRegistration adds the primitives' registration file
 // (generated.Primitives) when --primitives is set, so the deployment's
 // binary registers exactly the primitives the specs were checked against.
-func addRegistration(c *cli.Context, files map[string][]byte) error {
-	pkg, err := loadPrimitives(c)
+func addRegistration(env *Env, opts GenerateOptions, files map[string][]byte) error {
+	pkg, err := loadPrimitives(env.Stderr, opts.Specs.Primitives)
 	if err != nil || pkg == nil {
 		return err
 	}
 	if _, clash := files[goprim.RegistrationFile]; clash {
-		return app.Failf("generate: a macro's file is named %s, which the primitives' registration needs; rename the macro", goprim.RegistrationFile)
+		return Failf("generate: a macro's file is named %s, which the primitives' registration needs; rename the macro", goprim.RegistrationFile)
 	}
-	reg, err := pkg.Registration(c.String("package"))
+	reg, err := pkg.Registration(opts.Package)
 	if err != nil {
-		return app.Failf("generate: primitives registration: %v", err)
+		return Failf("generate: primitives registration: %v", err)
 	}
 	files[goprim.RegistrationFile] = reg
 	return nil

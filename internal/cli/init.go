@@ -20,7 +20,6 @@ import (
 	"text/template"
 
 	"github.com/macrokit/macrokit-go/internal/goprim"
-	"github.com/macrokit/macrokit-go/runtime/app"
 	"github.com/macrokit/macrokit-go/spec"
 	"github.com/macrokit/macrokit-go/templates"
 	"github.com/urfave/cli/v2"
@@ -85,62 +84,67 @@ func initCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			files, err := renderDeployment(opts.data)
-			if err != nil {
-				return app.Failf("init: %v", err)
-			}
-			if opts.gosum != nil {
-				files["go.sum"] = opts.gosum
-			}
-			if err := checkTarget(opts.dir, opts.force); err != nil {
-				return err
-			}
-			if err := writeFiles(opts.dir, files); err != nil {
-				return app.Failf("init: %v", err)
-			}
-			fmt.Fprintf(c.App.ErrWriter, "created %s in %s (%d files)\n", opts.data.Name, opts.dir, len(files))
-			if opts.tidy {
-				if err := goModTidy(c.Context, opts.dir, c.App.ErrWriter); err != nil {
-					return app.Failf("init: the files are written, but %v; run `go mod tidy` in %s", err, opts.dir)
-				}
-			}
-			fmt.Fprintf(c.App.ErrWriter, "next:\n  cd %s\n  go generate ./...\n  go build ./cmd/%s\n  ./%s run greet --arg name=Ada\n", opts.dir, opts.data.Name, opts.data.Name)
-			return nil
+			return runInit(c.Context, newEnv(c, nil), opts)
 		},
 	}
 }
 
+// runInit writes the scaffold opts describes.
+func runInit(ctx context.Context, env *Env, opts *initOptions) error {
+	files, err := renderDeployment(opts.data)
+	if err != nil {
+		return Failf("init: %v", err)
+	}
+	if opts.gosum != nil {
+		files["go.sum"] = opts.gosum
+	}
+	if err := checkTarget(opts.dir, opts.force); err != nil {
+		return err
+	}
+	if err := writeFiles(opts.dir, files); err != nil {
+		return Failf("init: %v", err)
+	}
+	fmt.Fprintf(env.Stderr, "created %s in %s (%d files)\n", opts.data.Name, opts.dir, len(files))
+	if opts.tidy {
+		if err := goModTidy(ctx, opts.dir, env.Stderr); err != nil {
+			return Failf("init: the files are written, but %v; run `go mod tidy` in %s", err, opts.dir)
+		}
+	}
+	fmt.Fprintf(env.Stderr, "next:\n  cd %s\n  go generate ./...\n  go build ./cmd/%s\n  ./%s run greet --arg name=Ada\n", opts.dir, opts.data.Name, opts.data.Name)
+	return nil
+}
+
 func initOptionsFrom(c *cli.Context) (*initOptions, error) {
 	if c.NArg() != 1 {
-		return nil, app.Usagef("init needs one directory: macrokit init DIR --module PATH")
+		return nil, Usagef("init needs one directory: macrokit init DIR --module PATH")
 	}
 	mod := c.String("module")
 	if mod == "" {
-		return nil, app.Usagef("init needs --module, the new module's path (e.g. example.com/acme/ops)")
+		return nil, Usagef("init needs --module, the new module's path (e.g. example.com/acme/ops)")
 	}
 	if !moduleRE.MatchString(mod) || strings.Contains(mod, "..") || mod == ModulePath {
-		return nil, app.Usagef("--module %q is not a module path for a new module (e.g. example.com/acme/ops)", mod)
+		return nil, Usagef("--module %q is not a module path for a new module (e.g. example.com/acme/ops)", mod)
 	}
 	name := c.String("name")
 	if name == "" {
 		name = strings.ToLower(path.Base(mod))
 		if !nameRE.MatchString(name) {
-			return nil, app.Usagef("the module's last element %q is not a binary name: pass --name (lower case letters, digits, - and _)", path.Base(mod))
+			return nil, Usagef("the module's last element %q is not a binary name: pass --name (lower case letters, digits, - and _)", path.Base(mod))
 		}
 	}
 	if !nameRE.MatchString(name) {
-		return nil, app.Usagef("--name %q: a binary name is lower case letters, digits, - and _, starting with a letter", name)
+		return nil, Usagef("--name %q: a binary name is lower case letters, digits, - and _, starting with a letter", name)
 	}
 	opts := &initOptions{dir: c.Args().First(), force: c.Bool("force"), tidy: !c.Bool("no-tidy"),
 		data: deployData{Name: name, Module: mod, GoVersion: DeployGoVersion, Version: releaseVersion()}}
 	if dev := c.String("dev"); dev != "" {
 		abs, err := filepath.Abs(dev)
 		if err != nil {
-			return nil, app.Usagef("--dev: %v", err)
+			return nil, Usagef("--dev: %v", err)
 		}
 		gomod, err := os.ReadFile(filepath.Join(abs, "go.mod"))
 		if err != nil || goprim.ModulePath(gomod) != ModulePath {
-			return nil, app.Usagef("--dev %s: not a checkout of %s (no go.mod declaring it)", dev, ModulePath)
+			return nil, Usagef("--dev %s: not a checkout of %s (no go.mod declaring it)", dev, ModulePath)
 		}
 		opts.data.Dev = modQuote(filepath.ToSlash(abs))
 		if opts.data.Version == "" {
@@ -148,7 +152,7 @@ func initOptionsFrom(c *cli.Context) (*initOptions, error) {
 		}
 		opts.data.Indirect = goModRequires(gomod)
 		if opts.gosum, err = os.ReadFile(filepath.Join(abs, "go.sum")); err != nil {
-			return nil, app.Usagef("--dev %s: %v", dev, err)
+			return nil, Usagef("--dev %s: %v", dev, err)
 		}
 		opts.tidy = false // offline: go.mod and go.sum are complete already
 	}
@@ -248,16 +252,16 @@ func checkTarget(dir string, force bool) error {
 	case errors.Is(err, os.ErrNotExist):
 		return nil
 	case err != nil:
-		return app.Failf("init: %v", err)
+		return Failf("init: %v", err)
 	case !st.IsDir():
-		return app.Usagef("%s exists and is not a directory", dir)
+		return Usagef("%s exists and is not a directory", dir)
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return app.Failf("init: %v", err)
+		return Failf("init: %v", err)
 	}
 	if len(ents) > 0 && !force {
-		return app.Failf("%s is not empty: refusing to scaffold into it (--force writes the scaffold's files over it, keeping the others)", dir)
+		return Failf("%s is not empty: refusing to scaffold into it (--force writes the scaffold's files over it, keeping the others)", dir)
 	}
 	return nil
 }

@@ -90,7 +90,7 @@ func TestInitScaffold(t *testing.T) {
 		".gitignore":          {".macrokit/\n", "/acme\n"},
 		"macros.d/greet.yaml": {"# yaml-language-server: $schema=../macrokit.schema.json\n", "primitive: {name: format_greeting", `"{{ name }}"`},
 		"generated/doc.go":    {"//go:generate go tool macrokit generate --macros ../macros.d --primitives ../primitives --out .\n"},
-		"cmd/acme/main.go":    {`"example.com/acme/generated"`, "app.Main(ctx, cfg, os.Args", "Primitives: generated.Primitives()"},
+		"cmd/acme/main.go":    {`"example.com/acme/generated"`, "Main(ctx, cfg, os.Args", "Primitives: generated.Primitives()"},
 		"README.md":           {"./acme run greet --arg name=Ada"},
 		"Makefile":            {"\t$(GO) build -o acme ./cmd/acme\n"},
 	}

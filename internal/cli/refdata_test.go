@@ -154,7 +154,7 @@ func TestRefdataDemoBundle(t *testing.T) {
 }
 
 // TestRunLookupMacro runs the reference macro quote_tier, whose lookup step
-// reads the demo bundle through the store app.Run puts on every command's
+// reads the demo bundle through the store Run puts on every command's
 // context: it fails clearly before the bundle is synced, then passes with
 // the looked-up row (also as a compiled macro test).
 func TestRunLookupMacro(t *testing.T) {

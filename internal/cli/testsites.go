@@ -9,7 +9,6 @@ import (
 
 	"github.com/macrokit/macrokit-go/internal/demosite"
 	"github.com/macrokit/macrokit-go/internal/ghstub"
-	"github.com/macrokit/macrokit-go/runtime/app"
 )
 
 // testSites are the sites `macrokit test` serves in-process, a fresh
@@ -17,8 +16,8 @@ import (
 // running one: the demo back office (site demo, DEMO_URL) for the
 // reference macros, and the GitHub API stub (site github_api,
 // GITHUB_API_URL and GITHUB_TOKEN) for the macros of macros.d/github.
-func testSites() map[string]app.SiteStarter {
-	return map[string]app.SiteStarter{
+func testSites() map[string]SiteStarter {
+	return map[string]SiteStarter{
 		"demo": func(ctx context.Context) (map[string]string, func(), error) {
 			url, stop, err := serveLocal(ctx, demosite.New(demosite.Options{}).Handler())
 			if err != nil {

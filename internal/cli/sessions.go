@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"encoding/json"
@@ -179,14 +179,7 @@ func FindSession(dir, ref string) (string, error) {
 // readable transcript.
 func SessionsCommand(cfg *Config) *cli.Command {
 	dirFlag := &cli.StringFlag{Name: "dir", Aliases: []string{"session-dir"}, Value: runtime.DefaultSessionDir, Usage: "the session-log directory"}
-	formatFlag := &cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"}
-	format := func(c *cli.Context) (string, error) {
-		f := c.String("format")
-		if f != "text" && f != "json" {
-			return "", Usagef("--format must be text or json")
-		}
-		return f, nil
-	}
+	fmtFlag := formatFlag()
 	return &cli.Command{
 		Name:  "sessions",
 		Usage: "list the session logs, or show one as a transcript",
@@ -194,67 +187,76 @@ func SessionsCommand(cfg *Config) *cli.Command {
 			{
 				Name:  "list",
 				Usage: "one line per session: id, start, turns, calls, failures",
-				Flags: []cli.Flag{dirFlag, formatFlag},
+				Flags: []cli.Flag{dirFlag, fmtFlag},
 				Action: func(c *cli.Context) error {
-					f, err := format(c)
-					if err != nil {
-						return err
-					}
 					if c.NArg() > 0 {
 						return Usagef("sessions list takes no arguments (use --dir)")
 					}
-					list, err := ListSessions(c.String("dir"))
-					if err != nil {
-						return Failf("%v", err)
-					}
-					if f == "json" {
-						return writeIndented(c.App.Writer, list)
-					}
-					if len(list) == 0 {
-						fmt.Fprintf(c.App.ErrWriter, "no sessions in %s\n", c.String("dir"))
-						return nil
-					}
-					fmt.Fprintf(c.App.Writer, "%-32s %-20s %-8s %5s %5s %8s\n", "ID", "START", "COMMAND", "TURNS", "CALLS", "FAILURES")
-					for _, s := range list {
-						fmt.Fprintf(c.App.Writer, "%-32s %-20s %-8s %5d %5d %8d", s.ID, s.Start.UTC().Format("2006-01-02 15:04:05Z"), s.Command, s.Turns, s.Calls, s.Failures)
-						if s.Torn > 0 {
-							fmt.Fprintf(c.App.Writer, "  (%d torn line(s) skipped)", s.Torn)
-						}
-						fmt.Fprintln(c.App.Writer)
-					}
-					return nil
+					return runSessionsList(newEnv(c, cfg), SessionsOptions{Dir: c.String("dir"), Format: c.String("format")})
 				},
 			},
 			{
 				Name:      "show",
 				Usage:     "a session as a transcript: requests, routed macros, arguments, results, checks, bail-outs",
 				ArgsUsage: "<id | id prefix | last | path>",
-				Flags:     []cli.Flag{dirFlag, formatFlag},
+				Flags:     []cli.Flag{dirFlag, fmtFlag},
 				Action: func(c *cli.Context) error {
-					f, err := format(c)
-					if err != nil {
-						return err
-					}
 					if c.NArg() != 1 {
 						return Usagef("sessions show needs one session id (see '%s sessions list')", cfg.Name)
 					}
-					path, err := FindSession(c.String("dir"), c.Args().First())
-					if err != nil {
-						return Usagef("%v", err)
-					}
-					s, err := ReadSession(path)
-					if err != nil {
-						return Failf("%v", err)
-					}
-					if f == "json" {
-						return writeIndented(c.App.Writer, s)
-					}
-					PrintSession(c.App.Writer, s)
-					return nil
+					return runSessionsShow(newEnv(c, cfg), c.Args().First(), SessionsOptions{Dir: c.String("dir"), Format: c.String("format")})
 				},
 			},
 		},
 	}
+}
+
+// SessionsOptions are the flags of sessions list and show.
+type SessionsOptions struct {
+	Dir    string
+	Format string
+}
+
+// runSessionsList prints one line per session log in opts.Dir.
+func runSessionsList(env *Env, opts SessionsOptions) error {
+	list, err := ListSessions(opts.Dir)
+	if err != nil {
+		return Failf("%v", err)
+	}
+	if opts.Format == formatJSON {
+		return writeIndented(env.Stdout, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(env.Stderr, "no sessions in %s\n", opts.Dir)
+		return nil
+	}
+	fmt.Fprintf(env.Stdout, "%-32s %-20s %-8s %5s %5s %8s\n", "ID", "START", "COMMAND", "TURNS", "CALLS", "FAILURES")
+	for _, s := range list {
+		fmt.Fprintf(env.Stdout, "%-32s %-20s %-8s %5d %5d %8d", s.ID, s.Start.UTC().Format("2006-01-02 15:04:05Z"), s.Command, s.Turns, s.Calls, s.Failures)
+		if s.Torn > 0 {
+			fmt.Fprintf(env.Stdout, "  (%d torn line(s) skipped)", s.Torn)
+		}
+		fmt.Fprintln(env.Stdout)
+	}
+	return nil
+}
+
+// runSessionsShow prints the session ref names (an id, a prefix, last or a
+// path) as a transcript.
+func runSessionsShow(env *Env, ref string, opts SessionsOptions) error {
+	path, err := FindSession(opts.Dir, ref)
+	if err != nil {
+		return Usagef("%v", err)
+	}
+	s, err := ReadSession(path)
+	if err != nil {
+		return Failf("%v", err)
+	}
+	if opts.Format == formatJSON {
+		return writeIndented(env.Stdout, s)
+	}
+	PrintSession(env.Stdout, s)
+	return nil
 }
 
 func writeIndented(w io.Writer, v any) error {

@@ -1,6 +1,7 @@
-package app
+package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/internal/editdist"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/fixture"
@@ -25,7 +27,7 @@ func RunCommand(cfg *Config) *cli.Command {
 			&cli.StringSliceFlag{Name: "arg", Aliases: []string{"a"}, Usage: "an argument as key=value (typed by the macro's schema; repeatable)"},
 			&cli.StringFlag{Name: "args-json", Usage: "all arguments as one JSON object (--arg values override its keys)"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve a dangerous macro without asking"},
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json"},
+			formatFlag(),
 			&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "bound for the whole run"},
 			&cli.StringFlag{Name: "session-dir", Value: runtime.DefaultSessionDir, Usage: "where the session log goes (empty: no log)"},
 			recordFlag(),
@@ -34,66 +36,85 @@ func RunCommand(cfg *Config) *cli.Command {
 			if c.NArg() != 1 {
 				return Usagef("run needs exactly one macro name (see '%s list')", cfg.Name)
 			}
-			format := c.String("format")
-			if format != "text" && format != "json" {
-				return Usagef("--format must be text or json")
-			}
-			name := c.Args().First()
-			m, ok := cfg.Registry.Lookup(name)
-			if !ok {
-				return Usagef("no macro named %q%s", name, suggest(name, cfg.Registry))
-			}
-			args, err := BuildArgs(m, c.String("args-json"), c.StringSlice("arg"))
-			if err != nil {
-				return &ExitError{Code: ExitUsage, Err: err}
-			}
-			lb := NewLazyBrowser(c)
-			defer lb.Close()
-			d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: lb.Pages, Getenv: cfg.getenv, Primitives: cfg.Primitives,
-				Approver: Approver(c.Bool("yes"), c.App.Reader, c.App.ErrWriter), Timeout: c.Duration("timeout"), Sites: cfg.SitePolicy()}
-			var rec *fixture.Recorder
-			if c.String("record") != "" {
-				dir, err := recordDir(c.String("record"))
-				if err != nil {
-					return err
-				}
-				rec = httpRecorder(cfg, dir)
-				d.HTTPClient = recordingClient(rec)
-			}
-			if dir := c.String("session-dir"); dir != "" {
-				log, err := runtime.OpenSessionLog(dir, runtime.NewSessionID())
-				if err != nil {
-					return Failf("%v", err)
-				}
-				defer log.Close()
-				d.Log = log
-				_ = log.Append(runtime.Record{Type: runtime.RecSystem, Event: "run", Data: map[string]any{"macro": name, "binary": cfg.Name}})
-			}
-			out := d.Dispatch(c.Context, runtime.Call{ID: "run-1", Name: name, Args: args, Turn: 1})
-			if format == "json" {
-				enc := json.NewEncoder(c.App.Writer)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(out); err != nil {
-					return err
-				}
-			} else {
-				PrintOutcome(c.App.Writer, out)
-			}
-			if err := recorderErr(rec); err != nil {
-				return err
-			}
-			if !out.OK {
-				if format == "text" {
-					fmt.Fprintf(c.App.ErrWriter, "%s: %s failed: %s\n", cfg.Name, name, out.Error.Message)
-				}
-				if out.Error.Code == runtime.CodeInvalidArguments || out.Error.Code == runtime.CodeApprovalRequired {
-					return &ExitError{Code: ExitUsage}
-				}
-				return Silent
-			}
-			return nil
+			opts := RunOptions{Macro: c.Args().First(), ArgsJSON: c.String("args-json"), Args: c.StringSlice("arg"), Yes: c.Bool("yes"),
+				Format: c.String("format"), Timeout: c.Duration("timeout"), SessionDir: c.String("session-dir"), Record: c.String("record"),
+				Browser: browserOptions(c)}
+			return runRun(c.Context, newEnv(c, cfg), opts)
 		},
 	}
+}
+
+// RunOptions are run's macro name and flags.
+type RunOptions struct {
+	Macro      string
+	ArgsJSON   string   // --args-json
+	Args       []string // --arg key=value
+	Yes        bool
+	Format     string
+	Timeout    time.Duration
+	SessionDir string
+	Record     string
+	Browser    engine.Options
+}
+
+// runRun dispatches one macro call and prints its outcome.
+func runRun(ctx context.Context, env *Env, opts RunOptions) error {
+	cfg := env.Config
+	format := opts.Format
+	name := opts.Macro
+	m, ok := cfg.Registry.Lookup(name)
+	if !ok {
+		return Usagef("no macro named %q%s", name, suggest(name, cfg.Registry))
+	}
+	args, err := BuildArgs(m, opts.ArgsJSON, opts.Args)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	lb := NewLazyBrowser(opts.Browser)
+	defer lb.Close()
+	d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: lb.Pages, Getenv: cfg.getenv, Primitives: cfg.Primitives,
+		Approver: Approver(opts.Yes, env.Stdin, env.Stderr), Timeout: opts.Timeout, Sites: cfg.SitePolicy()}
+	var rec *fixture.Recorder
+	if opts.Record != "" {
+		dir, err := recordDir(opts.Record)
+		if err != nil {
+			return err
+		}
+		rec = httpRecorder(cfg, dir)
+		d.HTTPClient = recordingClient(rec)
+	}
+	if dir := opts.SessionDir; dir != "" {
+		log, err := runtime.OpenSessionLog(dir, runtime.NewSessionID())
+		if err != nil {
+			return Failf("%v", err)
+		}
+		defer log.Close()
+		d.Log = log
+		_ = log.Append(runtime.Record{Type: runtime.RecSystem, Event: "run", Data: map[string]any{"macro": name, "binary": cfg.Name}})
+	}
+	out := d.Dispatch(ctx, runtime.Call{ID: "run-1", Name: name, Args: args, Turn: 1})
+	if format == formatJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		PrintOutcome(env.Stdout, out)
+	}
+	if err := recorderErr(rec); err != nil {
+		return err
+	}
+	if !out.OK {
+		if format == formatText {
+			fmt.Fprintf(env.Stderr, "%s: %s failed: %s\n", cfg.Name, name, out.Error.Message)
+		}
+		if out.Error.Code == runtime.CodeInvalidArguments || out.Error.Code == runtime.CodeApprovalRequired {
+			return &ExitError{Code: ExitUsage}
+		}
+		return Silent
+	}
+	return nil
 }
 
 // BuildArgs assembles a call's JSON arguments from --args-json and --arg
@@ -270,28 +291,44 @@ func ListCommand(cfg *Config) *cli.Command {
 	return &cli.Command{
 		Name:  "list",
 		Usage: "list the compiled macros",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"}},
+		Flags: []cli.Flag{formatFlag()},
 		Action: func(c *cli.Context) error {
-			switch c.String("format") {
-			case "json":
-				enc := json.NewEncoder(c.App.Writer)
-				enc.SetIndent("", "  ")
-				return enc.Encode(cfg.Registry.Tools())
-			case "text":
-				for _, m := range cfg.Registry.List() {
-					fmt.Fprintf(c.App.Writer, "%-24s %-9s %s\n", m.Name, m.Risk, m.Intent)
-				}
-				return nil
+			if err := noArgs(c, 0); err != nil {
+				return err
 			}
-			return Usagef("--format must be text or json")
+			return runList(newEnv(c, cfg), ListOptions{Format: c.String("format")})
 		},
 	}
+}
+
+// ListOptions are list's flags.
+type ListOptions struct{ Format string }
+
+// runList prints the registered macros.
+func runList(env *Env, opts ListOptions) error {
+	if opts.Format == formatJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(env.Registry.Tools())
+	}
+	for _, m := range env.Registry.List() {
+		fmt.Fprintf(env.Stdout, "%-24s %-9s %s\n", m.Name, m.Risk, m.Intent)
+	}
+	return nil
 }
 
 // VersionCommand prints the version.
 func VersionCommand(cfg *Config) *cli.Command {
 	return &cli.Command{Name: "version", Usage: "print the version", Action: func(c *cli.Context) error {
-		fmt.Fprintf(c.App.Writer, "%s %s\n", cfg.Name, cfg.Version)
-		return nil
+		if err := noArgs(c, 0); err != nil {
+			return err
+		}
+		return runVersion(newEnv(c, cfg))
 	}}
+}
+
+// runVersion prints the binary's name and version.
+func runVersion(env *Env) error {
+	_, err := fmt.Fprintf(env.Stdout, "%s %s\n", env.Name, env.Version)
+	return err
 }

@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"fmt"
@@ -43,6 +43,24 @@ func ModelFlags() []cli.Flag {
 	}
 }
 
+// ModelOptions are the model flags (ModelFlags) of a command.
+type ModelOptions struct {
+	Model, BaseURL, APIKeyEnv                         string
+	FallbackModel, FallbackBaseURL, FallbackAPIKeyEnv string
+	Scripted                                          string
+	Tools                                             string // auto, native or prompted
+	Timeout                                           time.Duration
+	Record, Replay                                    string
+}
+
+// modelOptions decodes ModelFlags.
+func modelOptions(c *cli.Context) ModelOptions {
+	return ModelOptions{Model: c.String("model"), BaseURL: c.String("base-url"), APIKeyEnv: c.String("api-key-env"),
+		FallbackModel: c.String("fallback-model"), FallbackBaseURL: c.String("fallback-base-url"), FallbackAPIKeyEnv: c.String("fallback-api-key-env"),
+		Scripted: c.String("scripted"), Tools: c.String("tools"), Timeout: c.Duration("model-timeout"),
+		Record: c.String("record"), Replay: c.String("replay")}
+}
+
 // Models are the model adapters a command uses.
 type Models struct {
 	Primary  llm.Model
@@ -69,19 +87,19 @@ func (m *Models) Close() error {
 	return first
 }
 
-// NewModels builds the adapters from flags and environment.
-func NewModels(c *cli.Context, cfg *Config) (*Models, error) {
+// NewModels builds the adapters from the model flags and environment.
+func NewModels(cfg *Config, o ModelOptions) (*Models, error) {
 	get := cfg.getenv
 	ms := &Models{}
 	var err error
 	switch {
-	case c.String("replay") != "":
-		ms.Primary, err = llm.LoadReplay(replayFile(c.String("replay")))
+	case o.Replay != "":
+		ms.Primary, err = llm.LoadReplay(replayFile(o.Replay))
 		if err != nil {
 			return nil, Usagef("--replay: %v", err)
 		}
-	case c.String("scripted") != "" || (c.String("model") == "" && get(EnvScripted) != ""):
-		name := c.String("scripted")
+	case o.Scripted != "" || (o.Model == "" && get(EnvScripted) != ""):
+		name := o.Scripted
 		if name == "" {
 			name = get(EnvScripted)
 		}
@@ -90,23 +108,23 @@ func NewModels(c *cli.Context, cfg *Config) (*Models, error) {
 			return nil, err
 		}
 	default:
-		model := firstOf(c.String("model"), get(EnvModel))
+		model := firstOf(o.Model, get(EnvModel))
 		if model == "" {
 			return nil, Usagef("no model: pass --model NAME (with --base-url for a non-default endpoint) or --scripted PLAYBOOK; or set %s", EnvModel)
 		}
-		ms.Primary, err = openAI(c, get, model, c.String("base-url"), c.String("api-key-env"))
+		ms.Primary, err = openAI(o, get, model, o.BaseURL, o.APIKeyEnv)
 		if err != nil {
 			return nil, err
 		}
 	}
-	if fb := firstOf(c.String("fallback-model"), get(EnvFallbackModel)); fb != "" {
-		ms.Fallback, err = openAI(c, get, fb, firstOf(c.String("fallback-base-url"), c.String("base-url")), firstOf(c.String("fallback-api-key-env"), c.String("api-key-env")))
+	if fb := firstOf(o.FallbackModel, get(EnvFallbackModel)); fb != "" {
+		ms.Fallback, err = openAI(o, get, fb, firstOf(o.FallbackBaseURL, o.BaseURL), firstOf(o.FallbackAPIKeyEnv, o.APIKeyEnv))
 		if err != nil {
 			return nil, err
 		}
 	}
-	if c.String("record") != "" {
-		dir, err := recordDir(c.String("record"))
+	if o.Record != "" {
+		dir, err := recordDir(o.Record)
 		if err != nil {
 			return nil, err
 		}
@@ -151,7 +169,7 @@ func scripted(cfg *Config, name string) (llm.Model, error) {
 // openAI builds an OpenAI-compatible adapter. The base URL resolves flag ->
 // MACROKIT_BASE_URL -> OPENAI_BASE_URL -> OLLAMA_HOST -> OpenAI when a key
 // is set -> local Ollama.
-func openAI(c *cli.Context, get func(string) string, model, baseURL, keyEnv string) (llm.Model, error) {
+func openAI(o ModelOptions, get func(string) string, model, baseURL, keyEnv string) (llm.Model, error) {
 	key := ""
 	if keyEnv != "" {
 		key = get(keyEnv)
@@ -175,7 +193,7 @@ func openAI(c *cli.Context, get func(string) string, model, baseURL, keyEnv stri
 		}
 	}
 	var mode llm.ToolMode
-	switch c.String("tools") {
+	switch o.Tools {
 	case "auto", "":
 	case "native":
 		mode = llm.ToolsNative
@@ -184,7 +202,7 @@ func openAI(c *cli.Context, get func(string) string, model, baseURL, keyEnv stri
 	default:
 		return nil, Usagef("--tools must be auto, native or prompted")
 	}
-	m, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: baseURL, APIKey: key, Model: model, Timeout: c.Duration("model-timeout"), ToolMode: mode})
+	m, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: baseURL, APIKey: key, Model: model, Timeout: o.Timeout, ToolMode: mode})
 	if err != nil {
 		return nil, Usagef("model %s: %v", model, err)
 	}

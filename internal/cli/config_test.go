@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"bytes"
@@ -143,7 +143,7 @@ serve: {token_env: ACME_TOKEN, tls_cert: tls/cert.pem, tls_key: tls/key.pem}
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := &Config{Name: "acme", Getenv: func(k string) string { return tc.env[k] }}
 			var out, errb bytes.Buffer
-			code := Run(context.Background(), cfg, []*cli.Command{probe(cfg)}, append([]string{"acme"}, tc.args...), strings.NewReader(""), &out, &errb)
+			code := execute(context.Background(), cfg, []*cli.Command{probe(cfg)}, append([]string{"acme"}, tc.args...), strings.NewReader(""), &out, &errb)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errb.String())
 			}
@@ -185,7 +185,7 @@ func TestConfigErrorsAreUsageErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := &Config{Name: "acme", Getenv: func(k string) string { return tc.env[k] }}
 			var out, errb bytes.Buffer
-			code := Run(context.Background(), cfg, []*cli.Command{probe(cfg)}, append([]string{"acme"}, tc.args...), strings.NewReader(""), &out, &errb)
+			code := execute(context.Background(), cfg, []*cli.Command{probe(cfg)}, append([]string{"acme"}, tc.args...), strings.NewReader(""), &out, &errb)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d: %s", code, tc.code, errb.String())
 			}

@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"context"
@@ -50,113 +50,141 @@ func ServeCommand(cfg *Config) *cli.Command {
 			if c.NArg() > 0 {
 				return Usagef("serve takes no arguments (got %q)", c.Args().First())
 			}
-			stdio, addr := c.Bool("mcp"), c.String("http")
-			if !stdio && addr == "" {
-				return Usagef("serve needs --mcp (stdio), --http ADDR, or both")
-			}
-			if c.Int("concurrency") < 1 {
-				return Usagef("--concurrency must be at least 1")
-			}
-			if c.Duration("call-timeout") <= 0 {
-				return Usagef("--call-timeout must be positive")
-			}
-			name := c.String("approval")
-			if name == "" && cfg.Settings != nil {
-				name = string(cfg.Settings.Approval)
-			}
-			policy, err := serve.ParseApproval(name)
-			if err != nil {
-				return Usagef("--approval: %v", err)
-			}
-			if c.Bool("yes") {
-				policy = serve.ApprovalAlways
-			}
-			opts := serve.Options{
-				Name: cfg.Name, Version: cfg.Version, Registry: cfg.Registry, Primitives: cfg.Primitives, Getenv: cfg.getenv,
-				Browser:     launcher(c),
-				Concurrency: c.Int("concurrency"), CallTimeout: c.Duration("call-timeout"),
-				Approval: policy, SessionDir: c.String("session-dir"), Sites: cfg.SitePolicy(),
-				Refdata: refdata.FromContext(c.Context),
-				Logger:  slog.New(slog.NewTextHandler(c.App.ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn})),
-			}
-			var models *Models
-			if wantsModel(c, cfg) {
-				models, err = NewModels(c, cfg)
-				if err != nil {
-					return err
-				}
-				defer models.Close()
-				var salvage runtime.Approver
-				if policy == serve.ApprovalAlways {
-					salvage = runtime.AlwaysApprove
-				}
-				opts.NewRouter = func(d *runtime.Dispatcher) *runtime.Router {
-					return &runtime.Router{Registry: cfg.Registry, Dispatcher: d, Model: models.Primary, Fallback: models.Fallback,
-						SalvageApprover: salvage, TopK: c.Int("top-k"), CatalogThreshold: c.Int("catalog-threshold")}
-				}
-			}
-			var ln net.Listener
-			scheme := "http"
-			if addr != "" {
-				if opts.Tokens, err = serveTokens(c, cfg); err != nil {
-					return err
-				}
-				tlsConf, err := serveTLS(c)
-				if err != nil {
-					return err
-				}
-				// Listen before starting anything else, so a taken port is a
-				// clear usage error.
-				ln, err = net.Listen("tcp", addr)
-				if err != nil {
-					return Usagef("--http %s: %v", addr, err)
-				}
-				if len(opts.Tokens) == 0 && !c.Bool("no-auth") && !serve.IsLoopbackAddr(ln.Addr()) {
-					_ = ln.Close()
-					return Usagef("--http %s listens beyond this machine: set a bearer token in $%s (see --token-env), or pass --no-auth when a proxy in front authenticates", addr, c.String("token-env"))
-				}
-				if tlsConf != nil {
-					ln, scheme = tls.NewListener(ln, tlsConf), "https"
-				}
-			}
-			srv, err := serve.New(opts)
-			if err != nil {
-				if ln != nil {
-					_ = ln.Close()
-				}
-				return Failf("%v", err)
-			}
-			ep := serve.Endpoints{HTTP: ln}
-			var where []string
-			if stdio {
-				ep.Stdin, ep.Stdout = c.App.Reader, c.App.Writer
-				where = append(where, "MCP on stdio")
-			}
-			if ln != nil {
-				base := scheme + "://" + ln.Addr().String()
-				where = append(where, "MCP at "+base+"/mcp", "the API at "+base+"/v1/macros")
-				if len(opts.Tokens) > 0 {
-					where[len(where)-1] += fmt.Sprintf(" (bearer token from $%s)", c.String("token-env"))
-				} else {
-					where[len(where)-1] += " (no authentication)"
-				}
-			}
-			// stdout belongs to the MCP protocol: everything else goes to stderr.
-			fmt.Fprintf(c.App.ErrWriter, "%s serve: %d macros; %s; concurrency %d, call timeout %s, approval %s",
-				cfg.Name, cfg.Registry.Len(), joinList(where), opts.Concurrency, opts.CallTimeout, policy)
-			if models != nil {
-				fmt.Fprintf(c.App.ErrWriter, "; /v1/ask with %s", describeModels(models))
-			}
-			fmt.Fprintln(c.App.ErrWriter)
-			if l := srv.SessionLog(); l != nil {
-				fmt.Fprintf(c.App.ErrWriter, "session log: %s\n", l.Path())
-			}
-			if err := srv.Serve(c.Context, ep, c.Duration("shutdown-timeout")); err != nil {
-				return Failf("%v", err)
-			}
-			return nil
+			opts := ServeOptions{MCP: c.Bool("mcp"), HTTP: c.String("http"), Concurrency: c.Int("concurrency"),
+				CallTimeout: c.Duration("call-timeout"), ShutdownTimeout: c.Duration("shutdown-timeout"), Approval: c.String("approval"),
+				Yes: c.Bool("yes"), SessionDir: c.String("session-dir"), TopK: c.Int("top-k"), CatalogThreshold: c.Int("catalog-threshold"),
+				TokenEnv: c.String("token-env"), NoAuth: c.Bool("no-auth"), TLSCert: c.String("tls-cert"), TLSKey: c.String("tls-key"),
+				Models: modelOptions(c), Browser: browserOptions(c)}
+			return runServe(c.Context, newEnv(c, cfg), opts)
 		},
 	}
+}
+
+// ServeOptions are serve's flags.
+type ServeOptions struct {
+	MCP                          bool   // --mcp: stdio
+	HTTP                         string // --http ADDR
+	Concurrency                  int
+	CallTimeout, ShutdownTimeout time.Duration
+	Approval                     string
+	Yes                          bool
+	SessionDir                   string
+	TopK, CatalogThreshold       int
+	TokenEnv                     string
+	NoAuth                       bool
+	TLSCert, TLSKey              string
+	Models                       ModelOptions
+	Browser                      engine.Options
+}
+
+// runServe serves the macros until ctx ends.
+func runServe(ctx context.Context, env *Env, opts ServeOptions) error {
+	cfg := env.Config
+	stdio, addr := opts.MCP, opts.HTTP
+	if !stdio && addr == "" {
+		return Usagef("serve needs --mcp (stdio), --http ADDR, or both")
+	}
+	if opts.Concurrency < 1 {
+		return Usagef("--concurrency must be at least 1")
+	}
+	if opts.CallTimeout <= 0 {
+		return Usagef("--call-timeout must be positive")
+	}
+	name := opts.Approval
+	if name == "" && cfg.Settings != nil {
+		name = string(cfg.Settings.Approval)
+	}
+	policy, err := serve.ParseApproval(name)
+	if err != nil {
+		return Usagef("--approval: %v", err)
+	}
+	if opts.Yes {
+		policy = serve.ApprovalAlways
+	}
+	so := serve.Options{
+		Name: cfg.Name, Version: cfg.Version, Registry: cfg.Registry, Primitives: cfg.Primitives, Getenv: cfg.getenv,
+		Browser:     launcher(opts.Browser),
+		Concurrency: opts.Concurrency, CallTimeout: opts.CallTimeout,
+		Approval: policy, SessionDir: opts.SessionDir, Sites: cfg.SitePolicy(),
+		Refdata: refdata.FromContext(ctx),
+		Logger:  slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	var models *Models
+	if wantsModel(cfg, opts.Models) {
+		models, err = NewModels(cfg, opts.Models)
+		if err != nil {
+			return err
+		}
+		defer models.Close()
+		var salvage runtime.Approver
+		if policy == serve.ApprovalAlways {
+			salvage = runtime.AlwaysApprove
+		}
+		so.NewRouter = func(d *runtime.Dispatcher) *runtime.Router {
+			return &runtime.Router{Registry: cfg.Registry, Dispatcher: d, Model: models.Primary, Fallback: models.Fallback,
+				SalvageApprover: salvage, TopK: opts.TopK, CatalogThreshold: opts.CatalogThreshold}
+		}
+	}
+	var ln net.Listener
+	scheme := "http"
+	if addr != "" {
+		if so.Tokens, err = serveTokens(cfg, opts.TokenEnv); err != nil {
+			return err
+		}
+		tlsConf, err := serveTLS(opts.TLSCert, opts.TLSKey)
+		if err != nil {
+			return err
+		}
+		// Listen before starting anything else, so a taken port is a
+		// clear usage error.
+		ln, err = net.Listen("tcp", addr)
+		if err != nil {
+			return Usagef("--http %s: %v", addr, err)
+		}
+		if len(so.Tokens) == 0 && !opts.NoAuth && !serve.IsLoopbackAddr(ln.Addr()) {
+			_ = ln.Close()
+			return Usagef("--http %s listens beyond this machine: set a bearer token in $%s (see --token-env), or pass --no-auth when a proxy in front authenticates", addr, opts.TokenEnv)
+		}
+		if tlsConf != nil {
+			ln, scheme = tls.NewListener(ln, tlsConf), "https"
+		}
+	}
+	srv, err := serve.New(so)
+	if err != nil {
+		if ln != nil {
+			_ = ln.Close()
+		}
+		return Failf("%v", err)
+	}
+	ep := serve.Endpoints{HTTP: ln}
+	var where []string
+	if stdio {
+		ep.Stdin, ep.Stdout = env.Stdin, env.Stdout
+		where = append(where, "MCP on stdio")
+	}
+	if ln != nil {
+		base := scheme + "://" + ln.Addr().String()
+		where = append(where, "MCP at "+base+"/mcp", "the API at "+base+"/v1/macros")
+		if len(so.Tokens) > 0 {
+			where[len(where)-1] += fmt.Sprintf(" (bearer token from $%s)", opts.TokenEnv)
+		} else {
+			where[len(where)-1] += " (no authentication)"
+		}
+	}
+	// stdout belongs to the MCP protocol: everything else goes to stderr.
+	fmt.Fprintf(env.Stderr, "%s serve: %d macros; %s; concurrency %d, call timeout %s, approval %s",
+		cfg.Name, cfg.Registry.Len(), joinList(where), so.Concurrency, so.CallTimeout, policy)
+	if models != nil {
+		fmt.Fprintf(env.Stderr, "; /v1/ask with %s", describeModels(models))
+	}
+	fmt.Fprintln(env.Stderr)
+	if l := srv.SessionLog(); l != nil {
+		fmt.Fprintf(env.Stderr, "session log: %s\n", l.Path())
+	}
+	if err := srv.Serve(ctx, ep, opts.ShutdownTimeout); err != nil {
+		return Failf("%v", err)
+	}
+	return nil
 }
 
 // EnvServeToken is the default variable holding serve --http's bearer
@@ -169,8 +197,7 @@ const minTokenLen = 16
 
 // serveTokens reads the bearer tokens from the variable --token-env names.
 // They are never printed.
-func serveTokens(c *cli.Context, cfg *Config) ([]string, error) {
-	name := c.String("token-env")
+func serveTokens(cfg *Config, name string) ([]string, error) {
 	if name == "" {
 		return nil, nil
 	}
@@ -189,8 +216,7 @@ func serveTokens(c *cli.Context, cfg *Config) ([]string, error) {
 }
 
 // serveTLS loads --tls-cert and --tls-key (nil when neither is given).
-func serveTLS(c *cli.Context) (*tls.Config, error) {
-	cert, key := c.String("tls-cert"), c.String("tls-key")
+func serveTLS(cert, key string) (*tls.Config, error) {
 	if cert == "" && key == "" {
 		return nil, nil
 	}
@@ -205,18 +231,15 @@ func serveTLS(c *cli.Context) (*tls.Config, error) {
 }
 
 // launcher starts the browser the browser flags describe.
-func launcher(c *cli.Context) serve.LaunchFunc {
-	opts := engine.Options{Bin: c.String("browser"), ControlURL: c.String("cdp"), Headed: c.Bool("headed")}
+func launcher(opts engine.Options) serve.LaunchFunc {
 	return func(ctx context.Context) (*engine.Browser, error) { return engine.Launch(ctx, opts) }
 }
 
 // wantsModel reports whether a model is configured (flags or environment):
 // only then is POST /v1/ask enabled.
-func wantsModel(c *cli.Context, cfg *Config) bool {
-	for _, f := range []string{"model", "scripted", "replay"} {
-		if c.String(f) != "" {
-			return true
-		}
+func wantsModel(cfg *Config, o ModelOptions) bool {
+	if o.Model != "" || o.Scripted != "" || o.Replay != "" {
+		return true
 	}
 	return cfg.getenv(EnvModel) != "" || cfg.getenv(EnvScripted) != ""
 }

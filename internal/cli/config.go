@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"bytes"
@@ -491,7 +491,7 @@ func applyDefaults(cmds []*cli.Command, defaults map[string]any) {
 }
 
 // configure loads the config file and applies the settings to cfg and the
-// commands; Run calls it before any command runs.
+// commands; execute calls it before any command runs.
 func (cfg *Config) configure(c *cli.Context, cmds []*cli.Command) error {
 	get := cfg.Getenv
 	if get == nil {

@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/urfave/cli/v2"
 )
@@ -33,6 +34,30 @@ func routerFlags() []cli.Flag {
 	return append(fs, BrowserFlags()...)
 }
 
+// RouterOptions are the routed commands' flags (routerFlags).
+type RouterOptions struct {
+	Yes              bool
+	Timeout          time.Duration
+	SessionDir       string
+	TopK             int
+	CatalogThreshold int
+	DryRun           bool
+	Verbose          bool
+	Explore          bool
+	ExploreURL       string
+	MaxExploreSteps  int
+	Models           ModelOptions
+	Browser          engine.Options
+}
+
+// routerOptions decodes routerFlags.
+func routerOptions(c *cli.Context) RouterOptions {
+	return RouterOptions{Yes: c.Bool("yes"), Timeout: c.Duration("timeout"), SessionDir: c.String("session-dir"),
+		TopK: c.Int("top-k"), CatalogThreshold: c.Int("catalog-threshold"), DryRun: c.Bool("dry-run"), Verbose: c.Bool("verbose"),
+		Explore: c.Bool("explore"), ExploreURL: c.String("explore-url"), MaxExploreSteps: c.Int("max-explore-steps"),
+		Models: modelOptions(c), Browser: browserOptions(c)}
+}
+
 // session is what a routed command sets up: models, browser, log, router.
 type session struct {
 	router *runtime.Router
@@ -53,26 +78,27 @@ func (s *session) close() {
 	}
 }
 
-func newSession(c *cli.Context, cfg *Config, approver runtime.Approver) (*session, error) {
-	ms, err := NewModels(c, cfg)
+// newSession sets up the session of command (its name goes in the log).
+func newSession(cfg *Config, command string, o RouterOptions, approver runtime.Approver) (*session, error) {
+	ms, err := NewModels(cfg, o.Models)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{models: ms, lb: NewLazyBrowser(c)}
+	s := &session{models: ms, lb: NewLazyBrowser(o.Browser)}
 	d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: s.lb.Pages, Getenv: cfg.getenv, Primitives: cfg.Primitives,
-		Approver: approver, Timeout: c.Duration("timeout"), HTTPClient: ms.HTTPClient, Sites: cfg.SitePolicy()}
-	if dir := c.String("session-dir"); dir != "" {
+		Approver: approver, Timeout: o.Timeout, HTTPClient: ms.HTTPClient, Sites: cfg.SitePolicy()}
+	if dir := o.SessionDir; dir != "" {
 		log, err := runtime.OpenSessionLog(dir, runtime.NewSessionID())
 		if err != nil {
 			s.close()
 			return nil, Failf("%v", err)
 		}
 		s.log, d.Log = log, log
-		_ = log.Append(runtime.Record{Type: runtime.RecSystem, Event: "session", Data: map[string]any{"binary": cfg.Name, "command": c.Command.Name, "model": ms.Primary.Name()}})
+		_ = log.Append(runtime.Record{Type: runtime.RecSystem, Event: "session", Data: map[string]any{"binary": cfg.Name, "command": command, "model": ms.Primary.Name()}})
 	}
 	s.router = &runtime.Router{Registry: cfg.Registry, Dispatcher: d, Model: ms.Primary, Fallback: ms.Fallback, SalvageApprover: approver,
-		TopK: c.Int("top-k"), CatalogThreshold: c.Int("catalog-threshold"), DryRun: c.Bool("dry-run"),
-		Explore: c.Bool("explore"), ExploreURL: c.String("explore-url"), MaxExploreSteps: c.Int("max-explore-steps")}
+		TopK: o.TopK, CatalogThreshold: o.CatalogThreshold, DryRun: o.DryRun,
+		Explore: o.Explore, ExploreURL: o.ExploreURL, MaxExploreSteps: o.MaxExploreSteps}
 	return s, nil
 }
 
@@ -82,38 +108,47 @@ func AskCommand(cfg *Config) *cli.Command {
 		Name:      "ask",
 		Usage:     "route one request through the model to a macro, run it, and print the verified result",
 		ArgsUsage: `"<request>"`,
-		Flags:     append([]cli.Flag{&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json"}}, routerFlags()...),
+		Flags:     append([]cli.Flag{formatFlag()}, routerFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return Usagef(`ask needs a request, e.g. %s ask "find ada"`, cfg.Name)
 			}
-			format := c.String("format")
-			if format != "text" && format != "json" {
-				return Usagef("--format must be text or json")
-			}
-			s, err := newSession(c, cfg, Approver(c.Bool("yes"), c.App.Reader, c.App.ErrWriter))
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			conv := s.router.NewConversation()
-			defer conv.Close() // before the session's browser closes
-			res, err := conv.Turn(c.Context, strings.Join(c.Args().Slice(), " "))
-			if res == nil {
-				return Failf("%v", err)
-			}
-			if format == "json" {
-				enc := json.NewEncoder(c.App.Writer)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(turnJSON(res)); err != nil {
-					return err
-				}
-			} else {
-				PrintTurn(c.App.Writer, res, c.Bool("verbose"))
-			}
-			return turnExit(res)
+			opts := AskOptions{Request: strings.Join(c.Args().Slice(), " "), Format: c.String("format"), Router: routerOptions(c)}
+			return runAsk(c.Context, newEnv(c, cfg), opts)
 		},
 	}
+}
+
+// AskOptions are ask's request (its arguments joined) and flags.
+type AskOptions struct {
+	Request string
+	Format  string
+	Router  RouterOptions
+}
+
+// runAsk routes one request and prints the turn.
+func runAsk(ctx context.Context, env *Env, opts AskOptions) error {
+	s, err := newSession(env.Config, "ask", opts.Router, Approver(opts.Router.Yes, env.Stdin, env.Stderr))
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	conv := s.router.NewConversation()
+	defer conv.Close() // before the session's browser closes
+	res, err := conv.Turn(ctx, opts.Request)
+	if res == nil {
+		return Failf("%v", err)
+	}
+	if opts.Format == formatJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(turnJSON(res)); err != nil {
+			return err
+		}
+	} else {
+		PrintTurn(env.Stdout, res, opts.Router.Verbose)
+	}
+	return turnExit(res)
 }
 
 // turnExit maps a turn to the exit code: 0 for a reply or a macro whose
@@ -319,54 +354,62 @@ func ChatCommand(cfg *Config) *cli.Command {
 		Usage: "talk to the router: each line is one turn (/quit or EOF ends)",
 		Flags: routerFlags(),
 		Action: func(c *cli.Context) error {
-			in := bufio.NewReader(c.App.Reader)
-			tty := isTerminal(c.App.Reader)
-			approver := lineApprover(c.Bool("yes"), tty, in, c.App.ErrWriter)
-			s, err := newSession(c, cfg, approver)
-			if err != nil {
+			if err := noArgs(c, 0); err != nil {
 				return err
 			}
-			defer s.close()
-			conv := s.router.NewConversation()
-			defer conv.Close() // before the session's browser closes
-			mode := ""
-			if s.router.Explore {
-				mode = ", explore mode (raw page tools)"
-			}
-			fmt.Fprintf(c.App.ErrWriter, "%s chat — %s, %d macros%s. /quit to leave.\n", cfg.Name, describeModels(s.models), cfg.Registry.Len(), mode)
-			failed := false
-			for {
-				if tty {
-					fmt.Fprint(c.App.ErrWriter, "> ")
-				}
-				line, err := in.ReadString('\n')
-				text := strings.TrimSpace(line)
-				if text == "/quit" || text == "/exit" {
-					break
-				}
-				if text != "" {
-					res, _ := conv.Turn(c.Context, text)
-					if res != nil {
-						if !tty {
-							fmt.Fprintf(c.App.Writer, "> %s\n", text)
-						}
-						PrintTurn(c.App.Writer, res, c.Bool("verbose"))
-						failed = failed || turnExit(res) != nil
-					}
-				}
-				if err != nil || c.Context.Err() != nil {
-					break
-				}
-			}
-			if s.log != nil {
-				fmt.Fprintf(c.App.ErrWriter, "session log: %s\n", s.log.Path())
-			}
-			if failed && !tty {
-				return Silent
-			}
-			return nil
+			return runChat(c.Context, newEnv(c, cfg), routerOptions(c))
 		},
 	}
+}
+
+// runChat reads turns from env.Stdin until /quit or EOF.
+func runChat(ctx context.Context, env *Env, opts RouterOptions) error {
+	in := bufio.NewReader(env.Stdin)
+	tty := isTerminal(env.Stdin)
+	approver := lineApprover(opts.Yes, tty, in, env.Stderr)
+	s, err := newSession(env.Config, "chat", opts, approver)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	conv := s.router.NewConversation()
+	defer conv.Close() // before the session's browser closes
+	mode := ""
+	if s.router.Explore {
+		mode = ", explore mode (raw page tools)"
+	}
+	fmt.Fprintf(env.Stderr, "%s chat — %s, %d macros%s. /quit to leave.\n", env.Name, describeModels(s.models), env.Registry.Len(), mode)
+	failed := false
+	for {
+		if tty {
+			fmt.Fprint(env.Stderr, "> ")
+		}
+		line, err := in.ReadString('\n')
+		text := strings.TrimSpace(line)
+		if text == "/quit" || text == "/exit" {
+			break
+		}
+		if text != "" {
+			res, _ := conv.Turn(ctx, text)
+			if res != nil {
+				if !tty {
+					fmt.Fprintf(env.Stdout, "> %s\n", text)
+				}
+				PrintTurn(env.Stdout, res, opts.Verbose)
+				failed = failed || turnExit(res) != nil
+			}
+		}
+		if err != nil || ctx.Err() != nil {
+			break
+		}
+	}
+	if s.log != nil {
+		fmt.Fprintf(env.Stderr, "session log: %s\n", s.log.Path())
+	}
+	if failed && !tty {
+		return Silent
+	}
+	return nil
 }
 
 func isTerminal(r io.Reader) bool {

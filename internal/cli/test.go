@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/fixture"
 	"github.com/urfave/cli/v2"
@@ -378,16 +379,13 @@ Exit status: 0 every test passed, 1 a test failed, 2 usage.`,
 			&cli.BoolFlag{Name: "update", Usage: "run live and (re)record the fixtures of the tests that pass"},
 			&cli.StringFlag{Name: "run", Usage: "only tests whose name matches this regular expression"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "let tests run dangerous macros against sites not served in-process"},
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json"},
+			formatFlag(),
 			&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "bound for one test's macro call"},
 		}, BrowserFlags()...),
 		Action: func(c *cli.Context) error {
-			format := c.String("format")
-			if format != "text" && format != "json" {
-				return Usagef("--format must be text or json")
-			}
-			opts := TestOptions{Macros: c.Args().Slice(), Fixtures: c.String("fixtures"), Live: c.Bool("live"), FailOnDrift: c.Bool("fail-on-drift"), Update: c.Bool("update"),
-				Yes: c.Bool("yes"), Sites: cfg.TestSites, Timeout: c.Duration("timeout")}
+			opts := TestCommandOptions{Format: c.String("format"), Browser: browserOptions(c),
+				TestOptions: TestOptions{Macros: c.Args().Slice(), Fixtures: c.String("fixtures"), Live: c.Bool("live"), FailOnDrift: c.Bool("fail-on-drift"), Update: c.Bool("update"),
+					Yes: c.Bool("yes"), Sites: cfg.TestSites, Timeout: c.Duration("timeout")}}
 			if pat := c.String("run"); pat != "" {
 				re, err := regexp.Compile(pat)
 				if err != nil {
@@ -395,36 +393,50 @@ Exit status: 0 every test passed, 1 a test failed, 2 usage.`,
 				}
 				opts.Run = re
 			}
-			lb := NewLazyBrowser(c)
-			defer lb.Close()
-			opts.Pages = lb.Pages
-			if format == "text" {
-				opts.Progress = func(r TestResult) { PrintTestResult(c.App.Writer, r) }
-			}
-			rep, err := RunTests(c.Context, cfg, opts)
-			var se *TestSelectionError
-			if errors.As(err, &se) {
-				return &ExitError{Code: ExitUsage, Err: err}
-			}
-			if format == "json" && rep != nil {
-				enc := json.NewEncoder(c.App.Writer)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(rep); err != nil {
-					return err
-				}
-			}
-			if err != nil {
-				return Failf("test: %v", err)
-			}
-			if format == "text" {
-				PrintTestSummary(c.App.Writer, rep)
-			}
-			if rep.Failed > 0 {
-				return Silent
-			}
-			return nil
+			return runTestCommand(c.Context, newEnv(c, cfg), opts)
 		},
 	}
+}
+
+// TestCommandOptions are test's flags: what RunTests takes, the output
+// format and the browser for page steps.
+type TestCommandOptions struct {
+	TestOptions
+	Format  string
+	Browser engine.Options
+}
+
+// runTestCommand runs the tests and prints their results.
+func runTestCommand(ctx context.Context, env *Env, opts TestCommandOptions) error {
+	format := opts.Format
+	lb := NewLazyBrowser(opts.Browser)
+	defer lb.Close()
+	opts.Pages = lb.Pages
+	if format == formatText {
+		opts.Progress = func(r TestResult) { PrintTestResult(env.Stdout, r) }
+	}
+	rep, err := RunTests(ctx, env.Config, opts.TestOptions)
+	var se *TestSelectionError
+	if errors.As(err, &se) {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	if format == formatJSON && rep != nil {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	}
+	if err != nil {
+		return Failf("test: %v", err)
+	}
+	if format == formatText {
+		PrintTestSummary(env.Stdout, rep)
+	}
+	if rep.Failed > 0 {
+		return Silent
+	}
+	return nil
 }
 
 // PrintTestResult writes one test's line and, when it failed or drifted,

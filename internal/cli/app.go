@@ -1,7 +1,4 @@
-// Package app holds the commands every macrokit binary shares — the
-// macrokit CLI itself and each deployment's binary: run, list, and the
-// plumbing behind them (exit codes, browser, session log, approvals).
-package app
+package cli
 
 import (
 	"bufio"
@@ -18,43 +15,6 @@ import (
 	"github.com/macrokit/macrokit-go/runtime/refdata"
 	"github.com/urfave/cli/v2"
 )
-
-// Exit codes shared by every command.
-const (
-	ExitOK      = 0
-	ExitFailure = 1 // the command ran and found a failure (or a diff)
-	ExitUsage   = 2 // bad flags, arguments or unreadable input
-)
-
-// ExitError carries an exit code through urfave/cli.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-// Error returns the wrapped message.
-func (e *ExitError) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("exit %d", e.Code)
-	}
-	return e.Err.Error()
-}
-
-// Unwrap returns the wrapped error.
-func (e *ExitError) Unwrap() error { return e.Err }
-
-// Usagef returns a usage error (exit 2).
-func Usagef(format string, args ...any) error {
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
-}
-
-// Failf returns a failure (exit 1) with a message.
-func Failf(format string, args ...any) error {
-	return &ExitError{Code: ExitFailure, Err: fmt.Errorf(format, args...)}
-}
-
-// Silent is a failure whose details were already printed.
-var Silent = &ExitError{Code: ExitFailure}
 
 // Config describes the binary the commands run in.
 type Config struct {
@@ -78,7 +38,7 @@ type Config struct {
 	// spec test gives in `site:` (nil: none; a test's site must then be
 	// running, with <SITE>_URL pointing at it).
 	TestSites map[string]SiteStarter
-	// Settings are what Run resolved from the environment and macrokit.yaml
+	// Settings are what execute resolved from the environment and macrokit.yaml
 	// before the command ran (nil until then).
 	Settings *Settings
 
@@ -102,14 +62,15 @@ func (c *Config) getenv(name string) string {
 	return c.EnvDefaults[name]
 }
 
-// Run runs the app with args (args[0] is the program name) and returns the
+// execute runs the app with args (args[0] is the program name) and returns the
 // exit code. It never calls os.Exit. Before the command runs, the settings
 // of the environment and the config file (--config, $MACROKIT_CONFIG or
 // ./macrokit.yaml) become the commands' flag defaults (see Settings).
-func Run(ctx context.Context, cfg *Config, commands []*cli.Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func execute(ctx context.Context, cfg *Config, commands []*cli.Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	globals := []cli.Flag{
 		&cli.StringFlag{Name: "config", Usage: "the deployment config file (env " + EnvConfig + "; default: ./" + ConfigFile + " when it exists)"},
 	}
+	notFound := false // an unknown command or subcommand: exit 2
 	a := &cli.App{
 		Flags: globals,
 		Before: func(c *cli.Context) error {
@@ -132,9 +93,11 @@ func Run(ctx context.Context, cfg *Config, commands []*cli.Command, args []strin
 			return &ExitError{Code: ExitUsage, Err: err}
 		},
 		CommandNotFound: func(c *cli.Context, name string) {
+			notFound = true
 			fmt.Fprintf(c.App.ErrWriter, "%s: unknown command %q (see '%s help')\n", cfg.Name, name, cfg.Name)
 		},
 	}
+	usageErrors(commands)
 	args = afterGlobals(globals, args, func(rest []string) []string { return interspersed(commands, rest) })
 	if refdata.FromContext(ctx) == nil {
 		// Lookup steps of every command that runs macros read the cache of
@@ -145,7 +108,7 @@ func Run(ctx context.Context, cfg *Config, commands []*cli.Command, args []strin
 	}
 	err := a.RunContext(ctx, args)
 	if err == nil {
-		if len(args) > 1 && a.Command(args[1]) == nil && !strings.HasPrefix(args[1], "-") && args[1] != "help" && args[1] != "h" {
+		if notFound {
 			return ExitUsage
 		}
 		return ExitOK
@@ -158,10 +121,19 @@ func Run(ctx context.Context, cfg *Config, commands []*cli.Command, args []strin
 		return ee.Code
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", cfg.Name, err)
-	if strings.Contains(err.Error(), "flag provided but not defined") || strings.Contains(err.Error(), "Required flag") {
-		return ExitUsage
-	}
 	return ExitFailure
+}
+
+// usageErrors makes every command's flag-parsing errors usage errors
+// (exit 2), recognised by type from then on, pointing at the command's
+// help (on stderr, like every diagnostic).
+func usageErrors(cmds []*cli.Command) {
+	for _, c := range cmds {
+		c.OnUsageError = func(cc *cli.Context, err error, _ bool) error {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w (see '%s --help')", err, cc.Command.HelpName)}
+		}
+		usageErrors(c.Subcommands)
+	}
 }
 
 // BrowserFlags are the flags of commands that may open a browser.
@@ -183,9 +155,14 @@ type LazyBrowser struct {
 	err error
 }
 
-// NewLazyBrowser reads the browser flags.
-func NewLazyBrowser(c *cli.Context) *LazyBrowser {
-	return &LazyBrowser{Opts: engine.Options{Bin: c.String("browser"), ControlURL: c.String("cdp"), Headed: c.Bool("headed")}}
+// browserOptions decodes BrowserFlags.
+func browserOptions(c *cli.Context) engine.Options {
+	return engine.Options{Bin: c.String("browser"), ControlURL: c.String("cdp"), Headed: c.Bool("headed")}
+}
+
+// NewLazyBrowser starts the browser of opts on first use.
+func NewLazyBrowser(opts engine.Options) *LazyBrowser {
+	return &LazyBrowser{Opts: opts}
 }
 
 // Pages is a runtime.PageSource over the lazily started browser: each call

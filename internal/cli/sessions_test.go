@@ -1,4 +1,4 @@
-package app
+package cli
 
 import (
 	"bytes"
@@ -96,7 +96,7 @@ func TestSessionsCommand(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			code := Run(context.Background(), cfg, []*cli.Command{SessionsCommand(cfg)}, append([]string{"acme"}, tc.args...), strings.NewReader(""), &out, &errb)
+			code := execute(context.Background(), cfg, []*cli.Command{SessionsCommand(cfg)}, append([]string{"acme"}, tc.args...), strings.NewReader(""), &out, &errb)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, out.String(), errb.String())
 			}
