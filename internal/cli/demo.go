@@ -11,6 +11,7 @@ import (
 	"github.com/macrokit/macrokit-go/llm"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/app"
+	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/urfave/cli/v2"
 )
 
@@ -82,7 +83,7 @@ func demoRunCommand(cfg *app.Config) *cli.Command {
 				fmt.Fprintf(c.App.Writer, "session log: %s\n", log.Path())
 			}
 			fmt.Fprintln(c.App.Writer)
-			conv := (&runtime.Router{Registry: cfg.Registry, Dispatcher: d, Model: model}).NewConversation()
+			conv := (&route.Router{Registry: cfg.Registry, Dispatcher: d, Model: model}).NewConversation()
 			unexpected := 0
 			for _, turn := range demoScript {
 				site.SetInject(turn.inject)

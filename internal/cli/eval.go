@@ -7,8 +7,9 @@ import (
 
 	"github.com/macrokit/macrokit-go/internal/eval"
 	"github.com/macrokit/macrokit-go/llm"
-	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/app"
+	"github.com/macrokit/macrokit-go/runtime/route"
+	"github.com/macrokit/macrokit-go/runtime/route/catalog"
 	"github.com/urfave/cli/v2"
 )
 
@@ -18,8 +19,8 @@ func evalCommand(cfg *app.Config) *cli.Command {
 	flags := []cli.Flag{
 		&cli.StringSliceFlag{Name: "tasks", Usage: "task files or globs (JSONL, the Macrokit routing-benchmark format; repeatable)", Required: true},
 		&cli.StringFlag{Name: "format", Value: "text", Usage: "output format: text or json"},
-		&cli.IntFlag{Name: "top-k", Value: runtime.DefaultCatalogK, Usage: "macros offered per turn above --catalog-threshold"},
-		&cli.IntFlag{Name: "catalog-threshold", Value: runtime.DefaultCatalogThreshold, Usage: "registry size above which retrieval picks the offered macros"},
+		&cli.IntFlag{Name: "top-k", Value: catalog.DefaultK, Usage: "macros offered per turn above --catalog-threshold"},
+		&cli.IntFlag{Name: "catalog-threshold", Value: catalog.DefaultThreshold, Usage: "registry size above which retrieval picks the offered macros"},
 		&cli.BoolFlag{Name: "no-grounding", Usage: "turn off the check that an act or dangerous call's required values appear in the request (to measure it)"},
 		&cli.BoolFlag{Name: "progress", Usage: "print one line per task on stderr"},
 	}
@@ -74,8 +75,9 @@ by feeding each recorded native call or raw text through this runtime.`,
 			if c.Bool("progress") {
 				opts.Progress = c.App.ErrWriter
 			}
-			r := &runtime.Router{Registry: cfg.Registry, Model: model, Fallback: fallback, DryRun: true, NoSummary: true, History: -1,
-				TopK: c.Int("top-k"), CatalogThreshold: c.Int("catalog-threshold"), NoGrounding: c.Bool("no-grounding")}
+			r := &route.Router{Registry: cfg.Registry, Model: model, Fallback: fallback, History: -1,
+				Retrieval: route.RetrievalOptions{TopK: c.Int("top-k"), Threshold: c.Int("catalog-threshold")},
+				Eval:      route.EvalOptions{DryRun: true, NoSummary: true, NoGrounding: c.Bool("no-grounding")}}
 			rep, err := eval.Run(c.Context, r, tasks, opts)
 			if err != nil {
 				return app.Failf("%v", err)

@@ -1,4 +1,4 @@
-package runtime
+package explore
 
 import (
 	"bytes"
@@ -9,31 +9,31 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime"
 )
 
-// The raw primitive tools of explore mode (docs/explore.md). Their calls
-// are logged with raw:true in the shape `macrokit gate` reads.
+// The names of explore mode's tools (docs/explore.md). Their calls are
+// logged with raw: true in the shape `macrokit gate` reads.
 const (
-	RawGoto     = "page_goto"
-	RawSnapshot = "page_snapshot"
-	RawClick    = "page_click"
-	RawFill     = "page_fill"
-	RawSelect   = "page_select"
-	RawCheck    = "page_check"
-	RawPress    = "page_press"
-	RawExtract  = "page_extract"
-	RawHTTP     = "http_request"
+	Goto     = "page_goto"
+	Snapshot = "page_snapshot"
+	Click    = "page_click"
+	Fill     = "page_fill"
+	Select   = "page_select"
+	Check    = "page_check"
+	Press    = "page_press"
+	Extract  = "page_extract"
+	HTTP     = "http_request"
 )
 
-// DefaultRawTimeout bounds one raw call, waits included.
-const DefaultRawTimeout = 30 * time.Second
+// DefaultTimeout bounds one tool call, waits included.
+const DefaultTimeout = 30 * time.Second
 
 // Bounds of what a raw call reports, so a busy page cannot flood the log or
 // a small model's context.
@@ -67,59 +67,104 @@ const targetSchema = `{"type":"object","additionalProperties":false,
 
 type rawDef struct {
 	name, desc string
-	risk       Risk
+	risk       runtime.Risk
 	params     string
 }
 
 var rawDefs = []rawDef{
-	{RawGoto, "Open a URL in the browser page: absolute, or a path such as /customers on the site. Returns the URL reached and the requests the page sent.", RiskRead,
+	{Goto, "Open a URL in the browser page: absolute, or a path such as /customers on the site. Returns the URL reached and the requests the page sent.", runtime.RiskRead,
 		`{"type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","minLength":1,"description":"http(s) URL or a path on the site"}}}`},
-	{RawSnapshot, "List what the current page offers: one line per visible control (role, name, value, state) with the target to use for it, then open dialogs, field errors and status messages. Call it after page_goto and whenever the page changed.", RiskRead,
+	{Snapshot, "List what the current page offers: one line per visible control (role, name, value, state) with the target to use for it, then open dialogs, field errors and status messages. runtime.Call it after page_goto and whenever the page changed.", runtime.RiskRead,
 		`{"type":"object","additionalProperties":false,"properties":{}}`},
-	{RawClick, "Click an element. Returns the requests the click sent, texts that appeared and the URL after.", RiskAct,
+	{Click, "Click an element. Returns the requests the click sent, texts that appeared and the URL after.", runtime.RiskAct,
 		`{"type":"object","additionalProperties":false,"required":["target"],"properties":{"target":` + targetSchema + `}}`},
-	{RawFill, "Type a value into a text field, replacing what it held. Returns the value read back from the field.", RiskAct,
+	{Fill, "Type a value into a text field, replacing what it held. Returns the value read back from the field.", runtime.RiskAct,
 		`{"type":"object","additionalProperties":false,"required":["target","value"],"properties":{"target":` + targetSchema + `,"value":{"type":"string","description":"the text to enter, from the user's words"}}}`},
-	{RawSelect, "Pick one option of a select, combobox or listbox, by its label or value. Returns the selection read back.", RiskAct,
+	{Select, "Pick one option of a select, combobox or listbox, by its label or value. Returns the selection read back.", runtime.RiskAct,
 		`{"type":"object","additionalProperties":false,"required":["target","option"],"properties":{"target":` + targetSchema + `,"option":{"type":"string","minLength":1,"description":"the option's label or value"}}}`},
-	{RawCheck, "Check (default) or uncheck a checkbox, radio button or switch. Returns the state read back.", RiskAct,
+	{Check, "Check (default) or uncheck a checkbox, radio button or switch. Returns the state read back.", runtime.RiskAct,
 		`{"type":"object","additionalProperties":false,"required":["target"],"properties":{"target":` + targetSchema + `,"checked":{"type":"boolean","default":true,"description":"false to uncheck"}}}`},
-	{RawPress, "Press a key or chord (Enter, Escape, Tab, Control+A, ...), on an element when a target is given, else on the focused element.", RiskAct,
+	{Press, "Press a key or chord (Enter, Escape, Tab, Control+A, ...), on an element when a target is given, else on the focused element.", runtime.RiskAct,
 		`{"type":"object","additionalProperties":false,"required":["key"],"properties":{"key":{"type":"string","minLength":1,"description":"e.g. Enter, Escape, ArrowDown, Control+A"},"target":` + targetSchema + `}}`},
-	{RawExtract, "Read from the page without changing it: an element's text (default), its form value (value: true), an attribute (attr), the text of every match (all: true), or how many elements match (count: true).", RiskRead,
+	{Extract, "Read from the page without changing it: an element's text (default), its form value (value: true), an attribute (attr), the text of every match (all: true), or how many elements match (count: true).", runtime.RiskRead,
 		`{"type":"object","additionalProperties":false,"required":["target"],"properties":{"target":` + targetSchema + `,"attr":{"type":"string","minLength":1,"description":"attribute to read, e.g. href, data-id"},"value":{"type":"boolean","description":"read the form value instead of the text"},"all":{"type":"boolean","description":"read every match (up to 50)"},"count":{"type":"boolean","description":"only count the matches"}}}`},
-	{RawHTTP, "Send one HTTP request (not through the page) and return the status and the JSON body. Use it for APIs the user names; prefer the page tools for what the user sees.", RiskAct,
+	{HTTP, "Send one HTTP request (not through the page) and return the status and the JSON body. Use it for APIs the user names; prefer the page tools for what the user sees.", runtime.RiskAct,
 		`{"type":"object","additionalProperties":false,"required":["url"],"properties":{"method":{"type":"string","enum":["GET","POST","PUT","PATCH","DELETE","HEAD"],"default":"GET"},"url":{"type":"string","minLength":1,"description":"http(s) URL or a path on the site"},"headers":{"type":"object","additionalProperties":{"type":"string"}},"query":{"type":"object","additionalProperties":{"type":["string","number","boolean"]}},"body":{"description":"JSON request body"}}}`},
 }
 
-// rawMacros are the raw tools as (handler-less) macros, so argument repair
-// and schema validation are the same code as for macros.
-var rawMacros = func() map[string]*Macro {
-	out := make(map[string]*Macro, len(rawDefs))
+// macros are the tools as built-in macros: argument repair, validation,
+// dispatch and logging are the runtime's, as for any macro.
+var macros = func() map[string]*runtime.Macro {
+	out := make(map[string]*runtime.Macro, len(rawDefs))
 	for _, d := range rawDefs {
-		out[d.name] = &Macro{Name: d.name, Intent: d.desc, Risk: d.risk, Params: json.RawMessage(d.params)}
+		m := &runtime.Macro{Name: d.name, Intent: d.desc, Risk: d.risk, Params: json.RawMessage(d.params), Raw: true,
+			Handler: handler(d.name), Check: checker(d.name)}
+		m.SecretsOf = secretsOf(m)
+		out[d.name] = m
 	}
 	return out
 }()
 
-// RawTools returns the raw primitive tools of explore mode, in a fixed order.
-func RawTools() []Tool {
-	out := make([]Tool, 0, len(rawDefs))
+// registry holds the tools, for a Session's dispatcher.
+var registry = func() *runtime.Registry {
+	r, err := runtime.NewRegistry(Macros()...)
+	if err != nil {
+		panic(err) // the definitions above are fixed: a test covers them
+	}
+	return r
+}()
+
+// Macros returns the tools as macros, in a fixed order.
+func Macros() []*runtime.Macro {
+	out := make([]*runtime.Macro, 0, len(rawDefs))
 	for _, d := range rawDefs {
-		out = append(out, rawMacros[d.name].Tool())
+		out = append(out, macros[d.name])
 	}
 	return out
 }
 
-// IsRawTool reports whether name is one of the raw primitive tools.
-func IsRawTool(name string) bool {
-	_, ok := rawMacros[name]
+// Tools returns the tools as a model sees them, in a fixed order.
+func Tools() []runtime.Tool {
+	out := make([]runtime.Tool, 0, len(rawDefs))
+	for _, m := range Macros() {
+		out = append(out, m.Tool())
+	}
+	return out
+}
+
+// IsTool reports whether name is one of explore mode's tools.
+func IsTool(name string) bool {
+	_, ok := macros[name]
 	return ok
 }
 
-func rawMacro(name string) (*Macro, bool) {
-	m, ok := rawMacros[name]
+// Lookup returns the tool of that name.
+func Lookup(name string) (*runtime.Macro, bool) {
+	m, ok := macros[name]
 	return m, ok
+}
+
+// handler runs a tool in the call's session: http_request directly, a
+// page tool on the session's page.
+func handler(name string) runtime.Handler {
+	return func(ctx context.Context, x *runtime.Exec, args json.RawMessage) (any, error) {
+		s := sessionFrom(ctx)
+		if s == nil {
+			return nil, &runtime.CallError{Code: runtime.CodeInternal, Message: name + " runs only in an explore session (explore.Session.Dispatch)"}
+		}
+		var a rawArgs
+		if err := json.Unmarshal(args, &a); err != nil {
+			return nil, &runtime.CallError{Code: runtime.CodeInvalidArguments, Message: err.Error(), Err: err}
+		}
+		if name == HTTP {
+			return s.httpCall(ctx, x, a)
+		}
+		p, err := x.Page(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return s.pageCall(ctx, x, p, name, a)
+	}
 }
 
 // rawArgs is the union of the raw tools' arguments.
@@ -139,55 +184,46 @@ type rawArgs struct {
 	Body    json.RawMessage   `json:"body"`
 }
 
-// validateRaw repairs and validates a raw call's arguments: the schema
-// first, then what a schema cannot say (exactly one locator per target,
-// name only with role, http(s) URLs, extract modes that exclude each
-// other). It returns the arguments with defaults applied.
-func validateRaw(name string, args json.RawMessage) (json.RawMessage, []Repair, *CallError) {
-	m, ok := rawMacro(name)
-	if !ok {
-		return nil, nil, &CallError{Code: CodeMacroNotFound, Message: fmt.Sprintf("no raw tool named %q", name)}
-	}
-	norm, repairs := m.NormalizeArgs(args)
-	full, cerr := m.Validate(norm)
-	if cerr != nil {
-		for i, a := range cerr.Args {
-			if strings.HasSuffix(a.Pointer, "/target") && strings.HasPrefix(a.Message, "Invalid type") {
-				cerr.Args[i].Message = targetHint
+// checker returns a tool's Check: what a schema cannot say (exactly one
+// locator per target, name only with role, http(s) URLs, extract modes
+// that exclude each other), and a hint for a target that is not an
+// object.
+func checker(name string) func(json.RawMessage, []runtime.ArgError) []runtime.ArgError {
+	return func(full json.RawMessage, errs []runtime.ArgError) []runtime.ArgError {
+		if len(errs) > 0 {
+			for i, a := range errs {
+				if strings.HasSuffix(a.Pointer, "/target") && strings.HasPrefix(a.Message, "Invalid type") {
+					errs[i].Message = targetHint
+				}
+			}
+			return errs
+		}
+		dec := json.NewDecoder(bytes.NewReader(full))
+		dec.UseNumber()
+		var obj map[string]any
+		_ = dec.Decode(&obj)
+		if t, ok := obj["target"]; ok {
+			errs = append(errs, checkTarget(t, "/target")...)
+		}
+		switch name {
+		case Goto, HTTP:
+			if u, _ := obj["url"].(string); !rawURLOK(u) {
+				errs = append(errs, runtime.ArgError{Pointer: "/url", Message: "must be an http(s) URL or a path such as /customers"})
+			}
+		case Extract:
+			_, attr := obj["attr"]
+			value, _ := obj["value"].(bool)
+			all, _ := obj["all"].(bool)
+			count, _ := obj["count"].(bool)
+			if attr && value {
+				errs = append(errs, runtime.ArgError{Pointer: "/attr", Message: "give attr or value, not both"})
+			}
+			if count && (attr || value || all) {
+				errs = append(errs, runtime.ArgError{Pointer: "/count", Message: "count reads nothing else: leave out attr, value and all"})
 			}
 		}
-		return nil, repairs, cerr
+		return errs
 	}
-	dec := json.NewDecoder(bytes.NewReader(full))
-	dec.UseNumber()
-	var obj map[string]any
-	_ = dec.Decode(&obj)
-	var errs []ArgError
-	if t, ok := obj["target"]; ok {
-		errs = append(errs, checkTarget(t, "/target")...)
-	}
-	switch name {
-	case RawGoto, RawHTTP:
-		if u, _ := obj["url"].(string); !rawURLOK(u) {
-			errs = append(errs, ArgError{Pointer: "/url", Message: "must be an http(s) URL or a path such as /customers"})
-		}
-	case RawExtract:
-		_, attr := obj["attr"]
-		value, _ := obj["value"].(bool)
-		all, _ := obj["all"].(bool)
-		count, _ := obj["count"].(bool)
-		if attr && value {
-			errs = append(errs, ArgError{Pointer: "/attr", Message: "give attr or value, not both"})
-		}
-		if count && (attr || value || all) {
-			errs = append(errs, ArgError{Pointer: "/count", Message: "count reads nothing else: leave out attr, value and all"})
-		}
-	}
-	if len(errs) > 0 {
-		sort.Slice(errs, func(i, j int) bool { return errs[i].Pointer < errs[j].Pointer })
-		return nil, repairs, &CallError{Code: CodeInvalidArguments, Message: fmt.Sprintf("%d argument error(s) for %s", len(errs), name), Args: errs}
-	}
-	return full, repairs, nil
 }
 
 // targetHint says what a target is, for a model that gave something else.
@@ -196,12 +232,12 @@ const targetHint = `a target is an object such as {"role":"button","name":"Save"
 // checkTarget checks one target value (recursing into within): exactly
 // one locator, name only with role, no unknown keys, nth and last not
 // together.
-func checkTarget(v any, ptr string) []ArgError {
+func checkTarget(v any, ptr string) []runtime.ArgError {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return []ArgError{{Pointer: ptr, Message: targetHint}}
+		return []runtime.ArgError{{Pointer: ptr, Message: targetHint}}
 	}
-	var errs []ArgError
+	var errs []runtime.ArgError
 	var locs []string
 	for k, val := range m {
 		p := ptr + "/" + k
@@ -209,7 +245,7 @@ func checkTarget(v any, ptr string) []ArgError {
 		case "role", "label", "text", "placeholder", "testid", "css", "name":
 			s, ok := val.(string)
 			if !ok || strings.TrimSpace(s) == "" {
-				errs = append(errs, ArgError{Pointer: p, Message: "must be a non-empty string"})
+				errs = append(errs, runtime.ArgError{Pointer: p, Message: "must be a non-empty string"})
 			}
 			if k != "name" {
 				locs = append(locs, k)
@@ -219,31 +255,31 @@ func checkTarget(v any, ptr string) []ArgError {
 		case "nth":
 			n, ok := val.(json.Number)
 			if i, err := n.Int64(); !ok || err != nil || i < 0 {
-				errs = append(errs, ArgError{Pointer: p, Message: "must be an integer >= 0"})
+				errs = append(errs, runtime.ArgError{Pointer: p, Message: "must be an integer >= 0"})
 			}
 		case "last":
 			if _, ok := val.(bool); !ok {
-				errs = append(errs, ArgError{Pointer: p, Message: "must be a boolean"})
+				errs = append(errs, runtime.ArgError{Pointer: p, Message: "must be a boolean"})
 			}
 		default:
-			errs = append(errs, ArgError{Pointer: p, Message: "unknown target key; use role (with name), label, text, placeholder, testid or css"})
+			errs = append(errs, runtime.ArgError{Pointer: p, Message: "unknown target key; use role (with name), label, text, placeholder, testid or css"})
 		}
 	}
 	sort.Strings(locs)
 	switch {
 	case len(locs) == 0:
-		errs = append(errs, ArgError{Pointer: ptr, Message: "needs one locator: role (with name), label, text, placeholder, testid or css"})
+		errs = append(errs, runtime.ArgError{Pointer: ptr, Message: "needs one locator: role (with name), label, text, placeholder, testid or css"})
 	case len(locs) > 1:
-		errs = append(errs, ArgError{Pointer: ptr, Message: "has " + strings.Join(locs, ", ") + ": give exactly one locator"})
+		errs = append(errs, runtime.ArgError{Pointer: ptr, Message: "has " + strings.Join(locs, ", ") + ": give exactly one locator"})
 	}
 	if _, hasName := m["name"]; hasName {
 		if _, hasRole := m["role"]; !hasRole {
-			errs = append(errs, ArgError{Pointer: ptr + "/name", Message: "name refines role: give role too, or use label or text"})
+			errs = append(errs, runtime.ArgError{Pointer: ptr + "/name", Message: "name refines role: give role too, or use label or text"})
 		}
 	}
 	if _, hasNth := m["nth"]; hasNth {
 		if last, _ := m["last"].(bool); last {
-			errs = append(errs, ArgError{Pointer: ptr + "/last", Message: "give nth or last, not both"})
+			errs = append(errs, runtime.ArgError{Pointer: ptr + "/last", Message: "give nth or last, not both"})
 		}
 	}
 	return errs
@@ -258,301 +294,15 @@ func rawURLOK(s string) bool {
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
-// RawExecutor runs explore mode's raw tools. It holds one page across the
-// calls of a conversation, so a click acts on what the previous goto
-// loaded; the page opens on first use and closes with Close. It is not safe
-// for concurrent calls (a conversation is sequential).
-type RawExecutor struct {
-	// Pages opens the page on first use.
-	Pages PageSource
-	// Log receives a raw tool_call and tool_result record per call.
-	Log *SessionLog
-	// BaseURL resolves paths (page_goto /customers) while no http(s) page
-	// is open; afterwards they resolve against the page's URL.
-	BaseURL string
-	// HTTPClient sends http_request calls; nil means a 30s-timeout client.
-	HTTPClient *http.Client
-	// Timeout bounds one call (0: DefaultRawTimeout).
-	Timeout time.Duration
-	// Sites restricts the origins page_goto, page navigation and
-	// http_request may reach, as for macros; nil means the policy on the
-	// call's context (WithSitePolicy), if any.
-	Sites *SitePolicy
-
-	mu      sync.Mutex
-	page    *engine.Page
-	release func()
-	secrets []string
-}
-
-// sites is the policy in force for a call: the executor's, else the
-// context's.
-func (x *RawExecutor) sites(ctx context.Context) *SitePolicy { return policyIn(ctx, x.Sites) }
-
-// offSite checks the page's URL against the policy. A page that is off
-// the allowed sites (a link, a redirect or a script took it there) is
-// blanked before the error returns, so no later snapshot, extract or
-// action reads or acts on it.
-func (x *RawExecutor) offSite(ctx context.Context, p *engine.Page) error {
-	sites := x.sites(ctx)
-	if sites == nil {
-		return nil
-	}
-	u, err := p.URL(ctx)
-	if err != nil {
-		return nil
-	}
-	if serr := sites.Check(u); serr != nil {
-		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		_ = p.Goto(bctx, "about:blank")
-		cancel()
-		return serr
-	}
-	return nil
-}
-
-// Close closes the page, if one was opened.
-func (x *RawExecutor) Close() error {
-	x.mu.Lock()
-	rel := x.release
-	x.page, x.release = nil, nil
-	x.mu.Unlock()
-	if rel != nil {
-		rel()
-	}
-	return nil
-}
-
-func (x *RawExecutor) open(ctx context.Context) (*engine.Page, *CallError) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.page != nil {
-		return x.page, nil
-	}
-	if x.Pages == nil {
-		return nil, &CallError{Code: CodeInternal, Message: "no browser is configured for explore mode's page tools"}
-	}
-	// The page outlives this call: a rod page keeps the context it was
-	// created with for some requests (Page.URL), so that context must not
-	// end with the call.
-	p, rel, err := x.Pages(context.WithoutCancel(ctx))
-	if err != nil {
-		return nil, &CallError{Code: CodeInternal, Message: "open browser page: " + err.Error(), Err: err}
-	}
-	for _, s := range x.secrets {
-		p.AddSecret(s)
-	}
-	x.page, x.release = p, rel
-	return p, nil
-}
-
-func (x *RawExecutor) current() *engine.Page {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.page
-}
-
-// addSecret registers a value with the executor, the session log and the
-// page, so no later record, trace or evidence carries it.
-func (x *RawExecutor) addSecret(v string) {
-	if strings.TrimSpace(v) == "" {
-		return
-	}
-	x.mu.Lock()
-	for _, s := range x.secrets {
-		if s == v {
-			x.mu.Unlock()
-			return
-		}
-	}
-	x.secrets = append(x.secrets, v)
-	p := x.page
-	x.mu.Unlock()
-	if x.Log != nil {
-		x.Log.AddSecret(v)
-	}
-	if p != nil {
-		p.AddSecret(v)
-	}
-}
-
-func (x *RawExecutor) secretList() []string {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return append([]string(nil), x.secrets...)
-}
-
-func (x *RawExecutor) isSecret(v string) bool {
-	for _, s := range x.secretList() {
-		if s == v {
-			return true
-		}
-	}
-	return false
-}
-
-// secretNameRE matches field names and labels that hold credentials.
-var secretNameRE = regexp.MustCompile(`(?i)pass(word|phrase|code)|passwd|secret|token|api[-_ ]?key|\bpin\b|\botp\b|one[- ]time`)
-
-// secretHeaderRE matches request headers that carry credentials.
-var secretHeaderRE = regexp.MustCompile(`(?i)^(authorization|proxy-authorization|cookie)$|token|secret|api[-_]?key|password`)
-
-// NoteSecrets registers the secret values in a raw call's arguments
-// before anything that carries them is recorded: a page_fill into a
-// password field (judged on the live page, and by the target's wording)
-// and credential headers of an http_request.
-func (x *RawExecutor) NoteSecrets(ctx context.Context, name string, args json.RawMessage) {
-	m, ok := rawMacro(name)
-	if !ok {
-		return
-	}
-	norm, _ := m.NormalizeArgs(args)
-	var a rawArgs
-	if json.Unmarshal(norm, &a) != nil {
-		return
-	}
-	x.noteSecrets(ctx, name, a)
-}
-
-func (x *RawExecutor) noteSecrets(ctx context.Context, name string, a rawArgs) {
-	switch name {
-	case RawFill:
-		v, _ := a.Value.(string)
-		if v != "" && a.Target != nil && x.secretField(ctx, *a.Target) {
-			x.addSecret(v)
-		}
-	case RawHTTP:
-		for k, v := range a.Headers {
-			if !secretHeaderRE.MatchString(k) {
-				continue
-			}
-			x.addSecret(v)
-			if _, tok, ok := strings.Cut(v, " "); ok {
-				x.addSecret(strings.TrimSpace(tok))
-			}
-		}
-	}
-}
-
-// secretField reports whether t is a password (or similar) field: its
-// type on the live page when it resolves, else its wording.
-func (x *RawExecutor) secretField(ctx context.Context, t engine.Target) bool {
-	if p := x.current(); p != nil {
-		rctx, cancel := context.WithTimeout(ctx, secretProbeWait)
-		el, err := p.Resolve(rctx, t)
-		cancel()
-		if err == nil {
-			a := el.Fingerprint.Attrs
-			if strings.EqualFold(a["type"], "password") {
-				return true
-			}
-			for _, s := range []string{el.Name, a["name"], a["id"], a["aria-label"], a["placeholder"]} {
-				if secretNameRE.MatchString(s) {
-					return true
-				}
-			}
-		}
-	}
-	// The field itself, not a container it is within, says what it holds.
-	for _, s := range []string{t.Name, t.Label, t.Placeholder, t.TestID, t.CSS} {
-		if secretNameRE.MatchString(s) {
-			return true
-		}
-	}
-	return false
-}
-
-func (x *RawExecutor) timeout() time.Duration {
-	if x.Timeout > 0 {
-		return x.Timeout
-	}
-	return DefaultRawTimeout
-}
-
-func (x *RawExecutor) logRecord(r Record) {
-	if x.Log != nil {
-		_ = x.Log.Append(r)
-	}
-}
-
-// Run validates and runs one raw call and writes its tool_call and
-// tool_result records (raw: true). Invalid arguments give an
-// invalid_arguments outcome and nothing runs; a failed action gives a
-// step_failed outcome carrying the engine's evidence.
-func (x *RawExecutor) Run(ctx context.Context, c Call) *Outcome {
-	start := time.Now()
-	out := &Outcome{CallID: c.ID, Macro: c.Name}
-	args, _, cerr := validateRaw(c.Name, c.Args)
-	var a rawArgs
-	logArgs := c.Args
-	if cerr == nil {
-		logArgs = args
-		_ = json.Unmarshal(args, &a)
-	}
-	ctx, cancel := context.WithTimeout(ctx, x.timeout())
-	defer cancel()
-	if cerr == nil {
-		x.noteSecrets(ctx, c.Name, a)
-	}
-	x.logRecord(Record{Type: RecToolCall, Turn: c.Turn, CallID: c.ID, Tool: c.Name, Raw: true, Args: logArgs})
-	var data map[string]any
-	finish := func() *Outcome {
-		out.Duration = time.Since(start)
-		out.Verification = summarize(out.Steps)
-		rec := Record{Type: RecToolResult, Turn: c.Turn, CallID: c.ID, Tool: c.Name, Raw: true, OK: out.OK, Result: out.Result,
-			DurationMS: out.Duration.Milliseconds(), Verification: &out.Verification, Data: data}
-		if out.Error != nil {
-			rec.Error = &ErrorInfo{Code: string(out.Error.Code), Message: out.Error.Message}
-			if len(out.Error.Args) > 0 {
-				rec.Error.Details = out.Error.Args
-			} else if out.Error.Step != nil {
-				rec.Error.Details = map[string]any{"diagnosis": out.Error.Step.Diagnosis, "detail": out.Error.Step.Detail}
-			}
-		}
-		x.logRecord(rec)
-		return out
-	}
-	if cerr != nil {
-		out.Error = cerr
-		return finish()
-	}
-	ex := &Exec{macro: rawMacros[c.Name], secrets: x.secretList()}
-	var res map[string]any
-	var err error
-	if c.Name == RawHTTP {
-		res, err = x.httpCall(ctx, ex, a)
-	} else {
-		p, perr := x.open(ctx)
-		if perr != nil {
-			out.Error = perr
-			return finish()
-		}
-		data = map[string]any{}
-		res, err = x.pageCall(ctx, ex, p, c.Name, a, data)
-	}
-	out.Steps = ex.Steps()
-	if err != nil {
-		out.Error = AsCallError(err)
-		return finish()
-	}
-	b, merr := json.Marshal(res)
-	if merr != nil {
-		out.Error = &CallError{Code: CodeInternal, Message: "encode result: " + merr.Error(), Err: merr}
-		return finish()
-	}
-	out.OK, out.Result = true, b
-	return finish()
-}
-
 // resolveURL makes a path absolute against the open page (when it is an
 // http(s) page) or BaseURL.
-func (x *RawExecutor) resolveURL(ctx context.Context, raw string) (string, error) {
+func (s *Session) resolveURL(ctx context.Context, raw string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	if !strings.HasPrefix(raw, "/") {
 		return raw, nil
 	}
-	base := x.BaseURL
-	if p := x.current(); p != nil {
+	base := s.baseURL
+	if p := s.current(); p != nil {
 		if u, err := p.URL(ctx); err == nil && (strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://")) {
 			base = u
 		}
@@ -604,7 +354,7 @@ const pageStateJS = `() => {
 // state reads the page's text lines, data-testid counts and live-region
 // texts (the engine's snapshot signals). It is evidence, best effort: a
 // page that cannot be read gives an empty state.
-func (x *RawExecutor) state(ctx context.Context, p *engine.Page) pageState {
+func readState(ctx context.Context, p *engine.Page) pageState {
 	var st pageState
 	if obj, err := p.Rod().Context(ctx).Eval(pageStateJS); err == nil {
 		_ = obj.Value.Unmarshal(&st)
@@ -739,51 +489,51 @@ func requestsSince(p *engine.Page, mark int64, secrets []string) []rawRequest {
 }
 
 // pageCall runs one page tool on p.
-func (x *RawExecutor) pageCall(ctx context.Context, ex *Exec, p *engine.Page, name string, a rawArgs, data map[string]any) (map[string]any, error) {
+func (s *Session) pageCall(ctx context.Context, x *runtime.Exec, p *engine.Page, name string, a rawArgs) (map[string]any, error) {
 	if u, err := p.URL(ctx); err == nil {
-		data["url_before"] = u
+		x.Annotate("url_before", u)
 	}
 	defer func() {
 		if u, err := p.URL(context.WithoutCancel(ctx)); err == nil {
-			data["url_after"] = u
+			x.Annotate("url_after", u)
 		}
 	}()
-	if err := x.offSite(ctx, p); err != nil {
-		return nil, ex.siteFail(StepRecord{Path: name, Kind: strings.TrimPrefix(name, "page_")}, err)
+	if err := s.offSite(ctx, p); err != nil {
+		return nil, x.FailStep(ctx, runtime.StepRecord{Path: name, Kind: strings.TrimPrefix(name, "page_")}, err)
 	}
 	switch name {
-	case RawSnapshot:
-		return x.snapshot(ctx, ex, p)
-	case RawExtract:
-		return x.extract(ctx, ex, p, a)
+	case Snapshot:
+		return s.snapshot(ctx, x, p)
+	case Extract:
+		return s.extract(ctx, x, p, a)
 	}
 	step := engine.Step{Target: a.Target}
 	switch name {
-	case RawGoto:
-		u, err := x.resolveURL(ctx, a.URL)
+	case Goto:
+		u, err := s.resolveURL(ctx, a.URL)
 		if err != nil {
-			return nil, &CallError{Code: CodeInvalidArguments, Message: err.Error(), Args: []ArgError{{Pointer: "/url", Message: err.Error()}}}
+			return nil, &runtime.CallError{Code: runtime.CodeInvalidArguments, Message: err.Error(), Args: []runtime.ArgError{{Pointer: "/url", Message: err.Error()}}}
 		}
-		if err := x.sites(ctx).Check(u); err != nil {
-			return nil, ex.siteFail(StepRecord{Path: name, Kind: string(engine.ActGoto)}, err)
+		if err := s.policy(ctx).Check(u); err != nil {
+			return nil, x.FailStep(ctx, runtime.StepRecord{Path: name, Kind: string(engine.ActGoto)}, err)
 		}
 		step.Action, step.URL = engine.ActGoto, u
-	case RawClick:
+	case Click:
 		step.Action = engine.ActClick
-	case RawFill:
+	case Fill:
 		v, _ := a.Value.(string)
-		step.Action, step.Value, step.Sensitive = engine.ActFill, v, x.isSecret(v)
-	case RawSelect:
+		step.Action, step.Value, step.Sensitive = engine.ActFill, v, s.isSecret(v)
+	case Select:
 		step.Action, step.Options = engine.ActSelect, []string{a.Option}
-	case RawCheck:
+	case Check:
 		step.Action = engine.ActCheck
 		if a.Checked != nil && !*a.Checked {
 			step.Action = engine.ActUncheck
 		}
-	case RawPress:
+	case Press:
 		step.Action, step.Key = engine.ActPress, a.Key
 	}
-	before := x.state(ctx, p)
+	before := readState(ctx, p)
 	mark := p.RequestMark()
 	sr, err := p.Do(ctx, step)
 	if err == nil {
@@ -794,12 +544,12 @@ func (x *RawExecutor) pageCall(ctx context.Context, ex *Exec, p *engine.Page, na
 		_ = p.WaitReady(wctx)
 		cancel()
 	}
-	secrets := x.secretList()
-	after := x.state(context.WithoutCancel(ctx), p)
+	secrets := s.secretList()
+	after := readState(context.WithoutCancel(ctx), p)
 	navigated := step.Action == engine.ActGoto || sr != nil && sr.Act != nil && sr.Act.Navigated && !sr.Act.SameDocument
 	reqs := requestsSince(p, mark, secrets)
 	app := appeared(before, after, navigated, secrets)
-	rec := StepRecord{Path: name, Kind: string(step.Action), Status: "passed"}
+	rec := runtime.StepRecord{Path: name, Kind: string(step.Action), Status: "passed"}
 	if sr != nil {
 		rec.Checks, rec.Detail, rec.Duration = sr.Checks, sr.Detail(), sr.Duration
 	}
@@ -813,13 +563,13 @@ func (x *RawExecutor) pageCall(ctx context.Context, ex *Exec, p *engine.Page, na
 		rec.Detail["appeared"] = app
 	}
 	if err != nil {
-		return nil, ex.fail(ctx, rec, err)
+		return nil, x.FailStep(ctx, rec, err)
 	}
-	if serr := x.offSite(ctx, p); serr != nil {
+	if serr := s.offSite(ctx, p); serr != nil {
 		delete(rec.Detail, "appeared") // what an off-site page shows is not evidence to keep
-		return nil, ex.siteFail(rec, serr)
+		return nil, x.FailStep(ctx, rec, serr)
 	}
-	ex.record(rec)
+	x.Record(rec)
 	res := map[string]any{"url": sr.URLAfter}
 	if u, uerr := p.URL(ctx); uerr == nil {
 		res["url"] = u
@@ -855,29 +605,29 @@ func (x *RawExecutor) pageCall(ctx context.Context, ex *Exec, p *engine.Page, na
 
 // snapshot returns the engine's action menu with a replayable target on
 // every line instead of the menu number, and the page signals.
-func (x *RawExecutor) snapshot(ctx context.Context, ex *Exec, p *engine.Page) (map[string]any, error) {
+func (s *Session) snapshot(ctx context.Context, x *runtime.Exec, p *engine.Page) (map[string]any, error) {
 	start := time.Now()
-	rec := StepRecord{Path: RawSnapshot, Kind: "snapshot", Status: "passed"}
-	s, err := p.Snapshot(ctx, engine.SnapshotOptions{})
+	rec := runtime.StepRecord{Path: Snapshot, Kind: "snapshot", Status: "passed"}
+	snap, err := p.Snapshot(ctx, engine.SnapshotOptions{})
 	rec.Duration = time.Since(start)
 	if err != nil {
-		return nil, ex.fail(ctx, rec, err)
+		return nil, x.FailStep(ctx, rec, err)
 	}
-	menu, shown, more := RawMenu(s)
-	rec.Detail = map[string]any{"elements": len(s.Elements), "shown": shown}
-	ex.record(rec)
-	res := map[string]any{"url": s.URL, "title": s.Title, "menu": menu}
+	menu, shown, more := Menu(snap)
+	rec.Detail = map[string]any{"elements": len(snap.Elements), "shown": shown}
+	x.Record(rec)
+	res := map[string]any{"url": snap.URL, "title": snap.Title, "menu": menu}
 	if more > 0 {
 		res["more"] = more
 	}
 	return res, nil
 }
 
-// RawMenu renders a snapshot for a model: the engine's action menu with
+// Menu renders a snapshot for a model: the engine's action menu with
 // each line's number replaced by a target the page tools accept, then the
 // page signals, bounded. It returns the text, how many elements it shows,
 // and how many it left out.
-func RawMenu(s *engine.Snapshot) (menu string, shown, more int) {
+func Menu(s *engine.Snapshot) (menu string, shown, more int) {
 	targets := menuTargets(s)
 	var b strings.Builder
 	lines := strings.Split(strings.TrimRight(s.Menu(engine.MenuOptions{NoSignals: true}), "\n"), "\n")
@@ -965,9 +715,9 @@ func menuTargets(s *engine.Snapshot) []engine.Target {
 }
 
 // extract reads text, a value, an attribute, every match or a count.
-func (x *RawExecutor) extract(ctx context.Context, ex *Exec, p *engine.Page, a rawArgs) (map[string]any, error) {
+func (s *Session) extract(ctx context.Context, x *runtime.Exec, p *engine.Page, a rawArgs) (map[string]any, error) {
 	start := time.Now()
-	rec := StepRecord{Path: RawExtract, Kind: "extract", Status: "passed"}
+	rec := runtime.StepRecord{Path: Extract, Kind: "extract", Status: "passed"}
 	f := engine.Field{Text: true}
 	if a.Attr != "" {
 		f = engine.Field{Attr: a.Attr}
@@ -979,20 +729,20 @@ func (x *RawExecutor) extract(ctx context.Context, ex *Exec, p *engine.Page, a r
 	if u, err := p.URL(ctx); err == nil {
 		res["url"] = u
 	}
-	secrets := x.secretList()
+	secrets := s.secretList()
 	switch {
 	case a.Count:
 		n, err := p.Count(ctx, t)
 		rec.Duration = time.Since(start)
 		if err != nil {
-			return nil, ex.fail(ctx, rec, err)
+			return nil, x.FailStep(ctx, rec, err)
 		}
 		res["count"] = n
 	case a.All:
 		rows, err := p.ExtractRows(ctx, t, map[string]engine.Field{"v": f}, maxExtractAll)
 		rec.Duration = time.Since(start)
 		if err != nil {
-			return nil, ex.fail(ctx, rec, err)
+			return nil, x.FailStep(ctx, rec, err)
 		}
 		values := make([]any, 0, len(rows.Rows))
 		for _, r := range rows.Rows {
@@ -1007,36 +757,36 @@ func (x *RawExecutor) extract(ctx context.Context, ex *Exec, p *engine.Page, a r
 		e, err := p.Extract(ctx, t, f)
 		rec.Duration = time.Since(start)
 		if err != nil {
-			return nil, ex.fail(ctx, rec, err)
+			return nil, x.FailStep(ctx, rec, err)
 		}
 		res["value"] = engine.Redact(e.Value, secrets)
 		rec.Detail = map[string]any{"element": e.Element}
 	}
-	ex.record(rec)
+	x.Record(rec)
 	return res, nil
 }
 
 // httpCall sends one http_request. A status outside 2xx fails the call,
 // with the status and the start of the body as evidence.
-func (x *RawExecutor) httpCall(ctx context.Context, ex *Exec, a rawArgs) (map[string]any, error) {
+func (s *Session) httpCall(ctx context.Context, x *runtime.Exec, a rawArgs) (map[string]any, error) {
 	start := time.Now()
-	rec := StepRecord{Path: RawHTTP, Kind: "http", Status: "passed"}
+	rec := runtime.StepRecord{Path: HTTP, Kind: "http", Status: "passed"}
 	fail := func(err error) error {
 		rec.Duration = time.Since(start)
-		return ex.fail(ctx, rec, err)
+		return x.FailStep(ctx, rec, err)
 	}
-	raw, err := x.resolveURL(ctx, a.URL)
+	raw, err := s.resolveURL(ctx, a.URL)
 	if err != nil {
-		return nil, &CallError{Code: CodeInvalidArguments, Message: err.Error(), Args: []ArgError{{Pointer: "/url", Message: err.Error()}}}
+		return nil, &runtime.CallError{Code: runtime.CodeInvalidArguments, Message: err.Error(), Args: []runtime.ArgError{{Pointer: "/url", Message: err.Error()}}}
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fail(err)
 	}
-	sites := x.sites(ctx)
+	sites := s.policy(ctx)
 	if err := sites.Check(u.String()); err != nil {
 		rec.Duration = time.Since(start)
-		return nil, ex.siteFail(rec, err)
+		return nil, x.FailStep(ctx, rec, err)
 	}
 	if len(a.Query) > 0 {
 		q := u.Query()
@@ -1064,19 +814,19 @@ func (x *RawExecutor) httpCall(ctx context.Context, ex *Exec, a rawArgs) (map[st
 	for k, v := range a.Headers {
 		req.Header.Set(k, v)
 	}
-	client := x.HTTPClient
+	client := s.client
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Second}
 	}
 	client = sites.Client(client)
-	secrets := x.secretList()
+	secrets := s.secretList()
 	rec.Detail = map[string]any{"method": method, "url": engine.Redact(u.String(), secrets)}
 	resp, err := client.Do(req)
 	if err != nil {
-		var se *SiteError
+		var se *runtime.SiteError
 		if errors.As(err, &se) {
 			rec.Duration = time.Since(start)
-			return nil, ex.siteFail(rec, se)
+			return nil, x.FailStep(ctx, rec, se)
 		}
 		return nil, fail(err)
 	}
@@ -1107,6 +857,34 @@ func (x *RawExecutor) httpCall(ctx context.Context, ex *Exec, a rawArgs) (map[st
 	}
 	rec.Checks = []engine.CheckResult{check}
 	rec.Duration = time.Since(start)
-	ex.record(rec)
+	x.Record(rec)
 	return res, nil
+}
+
+// clip cuts s to at most n bytes, on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// redactJSON replaces secrets inside encoded JSON, matching them in their
+// JSON-escaped form so a quote or backslash in a secret cannot leave part
+// of it behind.
+func redactJSON(b []byte, secrets []string) []byte {
+	if len(secrets) == 0 {
+		return b
+	}
+	escaped := make([]string, 0, len(secrets))
+	for _, s := range secrets {
+		enc, _ := json.Marshal(s)
+		if inner := string(enc[1 : len(enc)-1]); inner != "" {
+			escaped = append(escaped, inner)
+		}
+	}
+	return []byte(engine.Redact(string(b), escaped))
 }

@@ -1,4 +1,4 @@
-package runtime
+package route
 
 import (
 	"context"
@@ -8,8 +8,13 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
+	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/llm"
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/explore"
+	"github.com/macrokit/macrokit-go/runtime/route/catalog"
 )
 
 // Router defaults.
@@ -76,8 +81,8 @@ type TurnCall struct {
 	Raw  bool            `json:"raw,omitempty"`
 	OK   bool            `json:"ok"`
 	// Result is the call's result when OK; Error says why not.
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  *CallError      `json:"error,omitempty"`
+	Result json.RawMessage    `json:"result,omitempty"`
+	Error  *runtime.CallError `json:"error,omitempty"`
 }
 
 // CatalogInfo describes the macros a turn offered to the model.
@@ -95,10 +100,10 @@ type TurnResult struct {
 	// Macro and Args: the call the turn resolved to. Set when a macro ran,
 	// and also when a call was refused only for its arguments (Outcome is
 	// then nil), so an eval can tell "right macro, bad arguments" apart.
-	Macro   string          `json:"macro,omitempty"`
-	Args    json.RawMessage `json:"args,omitempty"`
-	Repairs []Repair        `json:"repairs,omitempty"`
-	Outcome *Outcome        `json:"outcome,omitempty"`
+	Macro   string           `json:"macro,omitempty"`
+	Args    json.RawMessage  `json:"args,omitempty"`
+	Repairs []runtime.Repair `json:"repairs,omitempty"`
+	Outcome *runtime.Outcome `json:"outcome,omitempty"`
 	// Reply is the text for the user.
 	Reply     string    `json:"reply"`
 	BailOuts  []BailOut `json:"bail_outs,omitempty"`
@@ -125,8 +130,8 @@ func (t *TurnResult) Dispatched() bool { return t.Outcome != nil }
 // Router turns one user message into at most one macro call. It holds no
 // conversation state: that is a Conversation's.
 type Router struct {
-	Registry   *Registry
-	Dispatcher *Dispatcher
+	Registry   *runtime.Registry
+	Dispatcher *runtime.Dispatcher
 	Model      llm.Model
 	// Fallback, when set, gets the turn when the detector fires on the
 	// primary model's answer, when the primary fails, or when the user asks
@@ -134,49 +139,67 @@ type Router struct {
 	Fallback llm.Model
 	// SalvageApprover decides whether a salvaged call to an act or
 	// dangerous macro may run; nil means only read macros are salvaged.
-	SalvageApprover Approver
+	SalvageApprover runtime.Approver
 	// Log receives every step of the turn (optional; the Dispatcher's own
 	// log is used when nil).
-	Log *SessionLog
-	// CatalogThreshold and TopK configure retrieval (0: defaults).
-	CatalogThreshold int
-	TopK             int
+	Log *runtime.SessionLog
+	// System overrides SystemPrompt.
+	System string
 	// History is the number of earlier messages a turn carries (0: default;
 	// negative: none).
 	History int
 	// MaxModelCalls caps model calls per turn (0: default).
 	MaxModelCalls int
-	// System overrides SystemPrompt.
-	System string
-	// NoSummary skips the model's one-line summary after a call; the reply
-	// is then rendered from the outcome alone. Evals use it.
-	NoSummary bool
-	// DryRun validates calls and records them without running handlers.
-	DryRun bool
 	// Stream, when set, makes every model request of a turn a streamed one
 	// and receives the summary's text deltas as they arrive.
 	Stream func(delta string)
-	// Explore offers the raw primitive tools (RawTools) next to the
-	// macros and makes a turn an agent loop: model, one call, its result
-	// back to the model, until the model answers in text or
-	// MaxExploreSteps calls ran. Raw calls are logged for macrokit gate
-	// (docs/explore.md). Raw page tools share one page per conversation,
-	// opened from the Dispatcher's Pages.
-	Explore bool
-	// MaxExploreSteps caps the calls of one explore turn (0: default). In
-	// explore mode it, not MaxModelCalls, bounds the model calls.
-	MaxExploreSteps int
-	// NoGrounding turns off the check that the required values of a call to
-	// an act or dangerous macro appear in the conversation
-	// (ungrounded_arguments). Evals use it to measure the check.
-	NoGrounding bool
-	// ExploreURL is the site explore mode works on: paths in page_goto and
-	// http_request resolve against it until a page is open, and the prompt
-	// names it.
-	ExploreURL string
+	// Explore configures explore mode (off unless Explore.Enabled).
+	Explore ExploreOptions
+	// Retrieval configures which macros a turn offers.
+	Retrieval RetrievalOptions
+	// Eval holds the switches evals use to measure the router.
+	Eval EvalOptions
 
 	once    sync.Once
-	catalog *Catalog
+	catalog *catalog.Catalog
+}
+
+// ExploreOptions configure explore mode: the explore tools (package
+// explore) offered next to the macros, and a turn that is an agent loop
+// (model, one call, its result back to the model, until the model answers
+// in text or MaxSteps calls ran). Tool calls are logged for macrokit gate
+// (docs/explore.md); the page tools share one page per conversation,
+// opened from the Dispatcher's Pages.
+type ExploreOptions struct {
+	Enabled bool
+	// MaxSteps caps the calls of one explore turn (0: default). In explore
+	// mode it, not MaxModelCalls, bounds the model calls.
+	MaxSteps int
+	// URL is the site explore mode works on: paths in page_goto and
+	// http_request resolve against it until a page is open, and the prompt
+	// names it.
+	URL string
+}
+
+// RetrievalOptions configure retrieval: above Threshold registered macros
+// a turn offers the TopK most relevant (0: the catalog's defaults).
+type RetrievalOptions struct {
+	Threshold int
+	TopK      int
+}
+
+// EvalOptions are the switches evals use.
+type EvalOptions struct {
+	// NoSummary skips the model's one-line summary after a call; the reply
+	// is then rendered from the outcome alone.
+	NoSummary bool
+	// NoGrounding turns off the check that the required values of a call
+	// to an act or dangerous macro appear in the conversation
+	// (ungrounded_arguments), to measure the check.
+	NoGrounding bool
+	// DryRun validates calls and records them without running handlers
+	// (chat --dry-run sets it too).
+	DryRun bool
 }
 
 // Conversation is one chat session's history over a Router. It is not safe
@@ -185,7 +208,7 @@ type Conversation struct {
 	r       *Router
 	turn    int
 	history []llm.Message
-	raw     *RawExecutor // explore mode's page, opened on the first page tool
+	sess    *explore.Session // explore mode's tools and page, made on first use
 	// textBail is DetectText's verdict on the latest text-only answer.
 	textBail *BailOut
 }
@@ -195,26 +218,22 @@ func (r *Router) NewConversation() *Conversation { return &Conversation{r: r} }
 
 // Close releases what the conversation holds: explore mode's page.
 func (c *Conversation) Close() error {
-	if c.raw == nil {
+	if c.sess == nil {
 		return nil
 	}
-	return c.raw.Close()
+	return c.sess.Close()
 }
 
-// rawExec returns the conversation's raw executor, creating it (not its
-// page) on first use.
-func (c *Conversation) rawExec() *RawExecutor {
-	if c.raw == nil {
-		r := c.r
-		c.raw = &RawExecutor{Log: r.log(), BaseURL: r.ExploreURL}
-		if r.Dispatcher != nil {
-			c.raw.Pages, c.raw.HTTPClient, c.raw.Sites = r.Dispatcher.Pages, r.Dispatcher.HTTPClient, r.Dispatcher.Sites
-		}
+// session returns the conversation's explore session, creating it (not
+// its page) on first use.
+func (c *Conversation) session() *explore.Session {
+	if c.sess == nil {
+		c.sess = explore.NewSession(c.r.Dispatcher, c.r.log(), c.r.Explore.URL)
 	}
-	return c.raw
+	return c.sess
 }
 
-func (r *Router) log() *SessionLog {
+func (r *Router) log() *runtime.SessionLog {
 	if r.Log != nil {
 		return r.Log
 	}
@@ -224,41 +243,41 @@ func (r *Router) log() *SessionLog {
 	return nil
 }
 
-func (r *Router) record(rec Record) {
+func (r *Router) record(rec runtime.Record) {
 	if l := r.log(); l != nil {
 		_ = l.Append(rec)
 	}
 }
 
 func (r *Router) event(turn int, name string, data map[string]any) {
-	r.record(Record{Type: RecSystem, Turn: turn, Event: name, Data: data})
+	r.record(runtime.Record{Type: runtime.RecSystem, Turn: turn, Event: name, Data: data})
 }
 
 // tools picks the macros to offer for a request.
-func (r *Router) tools(request string) ([]*Macro, CatalogInfo) {
-	threshold := r.CatalogThreshold
+func (r *Router) tools(request string) ([]*runtime.Macro, CatalogInfo) {
+	threshold := r.Retrieval.Threshold
 	if threshold <= 0 {
-		threshold = DefaultCatalogThreshold
+		threshold = catalog.DefaultThreshold
 	}
-	k := r.TopK
+	k := r.Retrieval.TopK
 	if k <= 0 {
-		k = DefaultCatalogK
+		k = catalog.DefaultK
 	}
 	all := r.Registry.List()
 	info := CatalogInfo{Size: len(all)}
 	picked := all
 	if len(all) > threshold {
-		r.once.Do(func() { r.catalog = NewCatalog(r.Registry) })
+		r.once.Do(func() { r.catalog = catalog.New(r.Registry) })
 		picked = r.catalog.Select(request, k)
 	}
 	for _, m := range picked {
 		info.Offered = append(info.Offered, m.Name)
-		info.Tokens += ToolTokens(m.Tool())
+		info.Tokens += catalog.ToolTokens(m.Tool())
 	}
 	return picked, info
 }
 
-func toolSpecs(ms []*Macro) []llm.ToolSpec {
+func toolSpecs(ms []*runtime.Macro) []llm.ToolSpec {
 	out := make([]llm.ToolSpec, 0, len(ms))
 	for _, m := range ms {
 		t := m.Tool()
@@ -267,29 +286,29 @@ func toolSpecs(ms []*Macro) []llm.ToolSpec {
 	return out
 }
 
-// rawToolSpecs are the raw tools a registry does not shadow (a macro of
-// the same name wins).
-func (r *Router) rawToolSpecs(info *CatalogInfo) []llm.ToolSpec {
+// exploreToolSpecs are the explore tools a registry does not shadow (a
+// macro of the same name wins).
+func (r *Router) exploreToolSpecs(info *CatalogInfo) []llm.ToolSpec {
 	var out []llm.ToolSpec
-	for _, t := range RawTools() {
+	for _, t := range explore.Tools() {
 		if _, shadowed := r.Registry.Lookup(t.Name); shadowed {
 			continue
 		}
 		out = append(out, llm.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
 		info.Offered = append(info.Offered, t.Name)
-		info.Tokens += ToolTokens(t)
+		info.Tokens += catalog.ToolTokens(t)
 	}
 	return out
 }
 
-// lookupTool finds a macro, or in explore mode a raw tool (raw is then
-// set); a macro shadows a raw tool of the same name.
-func (r *Router) lookupTool(name string) (m *Macro, raw, ok bool) {
+// lookupTool finds a macro, or in explore mode an explore tool (raw is
+// then set); a macro shadows an explore tool of the same name.
+func (r *Router) lookupTool(name string) (m *runtime.Macro, raw, ok bool) {
 	if m, ok := r.Registry.Lookup(name); ok {
 		return m, false, true
 	}
-	if r.Explore {
-		if m, ok := rawMacro(name); ok {
+	if r.Explore.Enabled {
+		if m, ok := explore.Lookup(name); ok {
 			return m, true, true
 		}
 	}
@@ -309,7 +328,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 	var external time.Duration // model calls and the macro run
 	c.turn++
 	res := &TurnResult{Turn: c.turn, Request: request, Model: r.Model.Name()}
-	r.record(Record{Type: RecUser, Turn: c.turn, Text: request})
+	r.record(runtime.Record{Type: runtime.RecUser, Turn: c.turn, Text: request})
 	defer func() {
 		res.Overhead = time.Since(start) - external
 		if res.Overhead < 0 {
@@ -326,7 +345,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		}
 		r.event(c.turn, "turn_done", data)
 		if res.Reply != "" {
-			r.record(Record{Type: RecAssistant, Turn: c.turn, Text: res.Reply})
+			r.record(runtime.Record{Type: runtime.RecAssistant, Turn: c.turn, Text: res.Reply})
 		}
 	}()
 
@@ -334,7 +353,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 	if maxCalls <= 0 {
 		maxCalls = DefaultMaxModelCalls
 	}
-	if r.Explore {
+	if r.Explore.Enabled {
 		res.Explore = true
 		// Every step, one escalation and the final answer.
 		maxCalls = r.maxExploreSteps() + 2
@@ -354,8 +373,8 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 
 	offered, info := r.tools(request)
 	specs := toolSpecs(offered)
-	if r.Explore {
-		specs = append(specs, r.rawToolSpecs(&info)...)
+	if r.Explore.Enabled {
+		specs = append(specs, r.exploreToolSpecs(&info)...)
 	}
 	res.Catalog = info
 	r.event(c.turn, "catalog", map[string]any{"size": info.Size, "offered": info.Offered, "tokens": info.Tokens})
@@ -380,12 +399,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 			r.event(c.turn, "model_error", map[string]any{"model": m.Name(), "code": string(llm.CodeOf(err)), "message": err.Error()})
 			return nil, err
 		}
-		note := func(name string, args json.RawMessage) {
-			r.noteSecrets(name, args)
-			if r.Explore && IsRawTool(name) {
-				c.rawExec().NoteSecrets(ctx, name, args)
-			}
-		}
+		note := func(name string, args json.RawMessage) { c.noteSecrets(ctx, name, args) }
 		for _, tc := range resp.ToolCalls {
 			note(tc.Name, tc.Args)
 		}
@@ -403,10 +417,10 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		res.ModelLatency += resp.Latency
 		res.Usage.PromptTokens += resp.Usage.PromptTokens
 		res.Usage.CompletionTokens += resp.Usage.CompletionTokens
-		r.record(Record{Type: RecSystem, Turn: c.turn, Event: "model_response", Text: resp.Text, Data: responseData(m, resp)})
+		r.record(runtime.Record{Type: runtime.RecSystem, Turn: c.turn, Event: "model_response", Text: resp.Text, Data: responseData(m, resp)})
 		return resp, nil
 	}
-	if r.Explore {
+	if r.Explore.Enabled {
 		return c.explore(ctx, res, req, model, ask, &external)
 	}
 
@@ -478,12 +492,16 @@ func (c *Conversation) escalate(ctx context.Context, res *TurnResult, model *llm
 	return true
 }
 
-// pendingCall is a validated call ready to dispatch.
+// pendingCall is a call ready to dispatch.
 type pendingCall struct {
 	ID      string
 	Name    string
 	Args    json.RawMessage // normalised, as the model meant them
-	Repairs []Repair
+	Repairs []runtime.Repair
+	// Valid are the arguments as validated, handed to the dispatcher; the
+	// zero value for an explore call with invalid arguments, which the
+	// dispatcher then answers with invalid_arguments.
+	Valid runtime.ValidArgs
 }
 
 func callKey(name string, args json.RawMessage) string {
@@ -514,21 +532,22 @@ func (r *Router) judge(resp *llm.Response, textBail *BailOut, dispatched map[str
 		return nil, b
 	}
 	args, repairs := m.NormalizeArgs(tc.Args)
-	if _, cerr := m.Validate(args); cerr != nil {
+	valid, cerr := m.Validate(args)
+	if cerr != nil {
 		return nil, &BailOut{Code: BailInvalidArguments, Tool: m.Name, Detail: cerr.Error(), Candidates: []Candidate{{Name: m.Name, Args: args}}}
 	}
 	if dispatched[callKey(m.Name, args)] {
 		return nil, &BailOut{Code: BailRepeatedToolCall, Tool: m.Name, Detail: "the model asked for the same call again in this turn"}
 	}
-	if m.Risk != RiskRead && !r.NoGrounding {
+	if m.Risk != runtime.RiskRead && !r.Eval.NoGrounding {
 		// A read with an invented value finds nothing; an act with one
 		// labels, closes or sends the wrong thing.
-		if bad := m.Ungrounded(args, ground); len(bad) > 0 {
+		if bad := Ungrounded(m, args, ground); len(bad) > 0 {
 			return nil, &BailOut{Code: BailUngroundedArguments, Tool: m.Name, Candidates: []Candidate{{Name: m.Name, Args: args}},
 				Detail: strings.Join(bad, ", ") + " appear(s) nowhere in the conversation"}
 		}
 	}
-	return &pendingCall{ID: tc.ID, Name: m.Name, Args: args, Repairs: repairs}, nil
+	return &pendingCall{ID: tc.ID, Name: m.Name, Args: args, Repairs: repairs, Valid: valid}, nil
 }
 
 // aliasOf maps a misspelt tool name to a registered one only when the
@@ -553,14 +572,14 @@ func (r *Router) aliasOf(name string) string {
 	}
 	want := norm(name)
 	found := ""
-	names := make([]string, 0, len(r.Registry.sorted)+len(rawDefs))
-	for _, m := range r.Registry.sorted {
+	var names []string
+	for _, m := range r.Registry.List() {
 		names = append(names, m.Name)
 	}
-	if r.Explore {
-		for _, d := range rawDefs {
-			if _, shadowed := r.Registry.Lookup(d.name); !shadowed {
-				names = append(names, d.name)
+	if r.Explore.Enabled {
+		for _, t := range explore.Tools() {
+			if _, shadowed := r.Registry.Lookup(t.Name); !shadowed {
+				names = append(names, t.Name)
 			}
 		}
 	}
@@ -602,60 +621,55 @@ func (r *Router) salvageable(ctx context.Context, turn int, b *BailOut) (*pendin
 		return nil, fmt.Sprintf("the answer holds %d calls (%s); one turn runs one macro", len(b.Candidates), strings.Join(names, ", "))
 	}
 	cand := b.Candidates[0]
-	m, raw, ok := r.lookupTool(cand.Name)
+	m, _, ok := r.lookupTool(cand.Name)
 	if !ok {
 		if alias := r.aliasOf(cand.Name); alias != "" {
-			m, raw, _ = r.lookupTool(alias)
+			m, _, _ = r.lookupTool(alias)
 		} else {
 			return nil, fmt.Sprintf("%q is not a registered macro", cand.Name)
 		}
 	}
 	args, repairs := m.NormalizeArgs(cand.Args)
-	var cerr *CallError
-	if raw {
-		_, _, cerr = validateRaw(m.Name, args)
-	} else {
-		_, cerr = m.Validate(args)
-	}
+	valid, cerr := m.Validate(args)
 	if cerr != nil {
 		return nil, "the recovered arguments do not fit " + m.Name + ": " + cerr.Error()
 	}
-	if m.Risk != RiskRead {
+	if m.Risk != runtime.RiskRead {
 		if r.SalvageApprover == nil {
 			return nil, fmt.Sprintf("%s is risk %s; a call recovered from text only runs with an approval", m.Name, m.Risk)
 		}
-		okd, err := r.SalvageApprover(ctx, ApprovalRequest{Macro: m.Name, Intent: m.Intent, Args: redactRaw(args, secretValues(m, args)),
+		okd, err := r.SalvageApprover(ctx, runtime.ApprovalRequest{Macro: m.Name, Intent: m.Intent, Args: redactJSON(args, m.SecretsIn(ctx, args)),
 			Reason: "recovered from the model's text (" + string(b.Code) + "), not a proper tool call"})
 		r.event(turn, "approval", map[string]any{"macro": m.Name, "approved": okd && err == nil, "for": "salvage"})
 		if err != nil || !okd {
 			return nil, "the recovered call to " + m.Name + " was not approved"
 		}
 	}
-	return &pendingCall{ID: "salvage", Name: m.Name, Args: args, Repairs: repairs}, ""
+	return &pendingCall{ID: "salvage", Name: m.Name, Args: args, Repairs: repairs, Valid: valid}, ""
 }
 
-// run dispatches (or, in DryRun, validates and records) one call.
+// run dispatches (or, in a dry run, records) one validated call.
 func (r *Router) run(ctx context.Context, turn int, res *TurnResult, call *pendingCall, d Decision, external *time.Duration) {
 	res.Decision, res.Macro, res.Repairs = d, call.Name, call.Repairs
 	if len(call.Repairs) > 0 {
 		r.event(turn, "normalized", map[string]any{"macro": call.Name, "repairs": call.Repairs})
 	}
-	m, _ := r.Registry.Lookup(call.Name)
-	full, _ := m.Validate(call.Args)
+	full := call.Valid.JSON()
 	res.Args = full
-	if r.DryRun || r.Dispatcher == nil {
-		r.event(turn, "dry_run", map[string]any{"macro": call.Name, "args": redactRaw(full, secretValues(m, full))})
-		res.Outcome = &Outcome{CallID: call.ID, Macro: call.Name, OK: true, Result: json.RawMessage(dryRunResult)}
-		res.Calls = append(res.Calls, turnCall(call.ID, call.Name, redactRaw(full, secretValues(m, full)), false, res.Outcome))
+	logged := redactJSON(full, call.Valid.Macro().SecretsIn(ctx, full))
+	if r.Eval.DryRun || r.Dispatcher == nil {
+		r.event(turn, "dry_run", map[string]any{"macro": call.Name, "args": logged})
+		res.Outcome = &runtime.Outcome{CallID: call.ID, Macro: call.Name, OK: true, Result: json.RawMessage(dryRunResult)}
+		res.Calls = append(res.Calls, turnCall(call.ID, call.Name, logged, false, res.Outcome))
 		return
 	}
 	t0 := time.Now()
-	res.Outcome = r.Dispatcher.Dispatch(ctx, Call{ID: call.ID, Name: call.Name, Args: call.Args, Turn: turn})
+	res.Outcome = r.Dispatcher.DispatchValid(ctx, call.ID, turn, call.Valid)
 	*external += time.Since(t0)
-	res.Calls = append(res.Calls, turnCall(call.ID, call.Name, redactRaw(full, secretValues(m, full)), false, res.Outcome))
+	res.Calls = append(res.Calls, turnCall(call.ID, call.Name, logged, false, res.Outcome))
 }
 
-func turnCall(id, name string, args json.RawMessage, raw bool, o *Outcome) TurnCall {
+func turnCall(id, name string, args json.RawMessage, raw bool, o *runtime.Outcome) TurnCall {
 	return TurnCall{ID: id, Name: name, Args: args, Raw: raw, OK: o.OK, Result: o.Result, Error: o.Error}
 }
 
@@ -665,7 +679,7 @@ func turnCall(id, name string, args json.RawMessage, raw bool, o *Outcome) TurnC
 func (c *Conversation) summarize(ctx context.Context, res *TurnResult, req *llm.Request, resp *llm.Response, call *pendingCall, model llm.Model, ask func(llm.Model) (*llm.Response, error)) {
 	r := c.r
 	res.Reply = outcomeLine(res)
-	if r.NoSummary || r.DryRun || res.Outcome == nil || !res.Outcome.OK {
+	if r.Eval.NoSummary || r.Eval.DryRun || res.Outcome == nil || !res.Outcome.OK {
 		return
 	}
 	content := toolContent(res.Outcome)
@@ -704,7 +718,7 @@ func (c *Conversation) summarize(ctx context.Context, res *TurnResult, req *llm.
 // toolContent renders an outcome for the model: the result and the
 // verification counts, bounded so a big result cannot flood a small
 // context.
-func toolContent(o *Outcome) string {
+func toolContent(o *runtime.Outcome) string {
 	v := map[string]any{"ok": o.OK, "result": o.Result,
 		"checks": map[string]int{"passed": o.Verification.Passed, "failed": o.Verification.Failed, "unverifiable": o.Verification.Unverifiable}}
 	if o.Error != nil {
@@ -775,10 +789,10 @@ func (c *Conversation) messages(request string) []llm.Message {
 	sys := c.r.System
 	switch {
 	case sys != "":
-	case c.r.Explore:
+	case c.r.Explore.Enabled:
 		sys = ExplorePrompt
-		if c.r.ExploreURL != "" {
-			sys += "\nThe site: " + c.r.ExploreURL
+		if c.r.Explore.URL != "" {
+			sys += "\nThe site: " + c.r.Explore.URL
 		}
 	default:
 		sys = SystemPrompt
@@ -813,33 +827,39 @@ func ptr[T any](v T) *T { return &v }
 var errNoModel = errors.New("router: no model or registry configured")
 
 // noteSecrets tells the session log the secret values in a call's
-// arguments before anything that carries them is recorded.
-func (r *Router) noteSecrets(name string, args json.RawMessage) {
+// arguments before anything that carries them is recorded: a macro's
+// secret params, and for an explore tool what it typed into a password
+// field or sent as a credential.
+func (c *Conversation) noteSecrets(ctx context.Context, name string, args json.RawMessage) {
+	r := c.r
 	l := r.log()
 	if l == nil {
 		return
 	}
-	m, ok := r.Registry.Lookup(name)
+	m, raw, ok := r.lookupTool(name)
 	if !ok {
 		if alias := r.aliasOf(name); alias != "" {
-			m, ok = r.Registry.Lookup(alias)
+			m, raw, ok = r.lookupTool(alias)
 		}
 	}
 	if !ok {
 		return
 	}
-	norm, _ := m.NormalizeArgs(args)
-	for _, s := range secretValues(m, norm) {
-		l.AddSecret(s)
+	var secrets []string
+	if raw {
+		secrets = c.session().NoteSecrets(ctx, m.Name, args)
+	} else {
+		norm, _ := m.NormalizeArgs(args)
+		secrets = append(m.SecretsIn(ctx, norm), m.SecretsIn(ctx, args)...)
 	}
-	for _, s := range secretValues(m, args) {
+	for _, s := range secrets {
 		l.AddSecret(s)
 	}
 }
 
 func (r *Router) maxExploreSteps() int {
-	if r.MaxExploreSteps > 0 {
-		return r.MaxExploreSteps
+	if r.Explore.MaxSteps > 0 {
+		return r.Explore.MaxSteps
 	}
 	return DefaultMaxExploreSteps
 }
@@ -917,7 +937,7 @@ func (c *Conversation) explore(ctx context.Context, res *TurnResult, req *llm.Re
 		ids[id] = true
 		call.ID = id
 		o := c.exploreRun(ctx, res, call, external)
-		last = exploreKey(call.Name, call.Args, c.validArgs(call))
+		last = exploreKey(call.Name, call.Args, call.Valid.JSON())
 		req.Messages = append(req.Messages,
 			llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: []llm.ToolCall{{ID: id, Name: call.Name, Args: call.Args}}},
 			llm.Message{Role: llm.RoleTool, ToolCallID: id, Name: call.Name, Content: exploreContent(o)})
@@ -931,15 +951,15 @@ func firstCallID(resp *llm.Response) string {
 	return ""
 }
 
-// judgeExplore is judge for explore mode: raw tools are known tools, and
-// only the same call as the previous one is a repeat (a workflow fills
+// judgeExplore is judge for explore mode: explore tools are known tools,
+// and only the same call as the previous one is a repeat (a workflow fills
 // several fields, and may click the same button on different pages).
 func (r *Router) judgeExplore(resp *llm.Response, textBail *BailOut, last string) (*pendingCall, *BailOut) {
 	if len(resp.ToolCalls) == 0 {
 		return nil, textBail
 	}
 	tc := resp.ToolCalls[0]
-	m, raw, ok := r.lookupTool(tc.Name)
+	m, _, ok := r.lookupTool(tc.Name)
 	if !ok {
 		b := &BailOut{Code: BailUnknownTool, Tool: tc.Name, Detail: fmt.Sprintf("the model called %q, which is neither a registered macro nor a raw tool", tc.Name)}
 		if alias := r.aliasOf(tc.Name); alias != "" {
@@ -948,21 +968,15 @@ func (r *Router) judgeExplore(resp *llm.Response, textBail *BailOut, last string
 		return nil, b
 	}
 	args, repairs := m.NormalizeArgs(tc.Args)
-	var full json.RawMessage
-	var cerr *CallError
-	if raw {
-		full, _, cerr = validateRaw(m.Name, args)
-	} else {
-		full, cerr = m.Validate(args)
-	}
-	key := exploreKey(m.Name, args, full)
+	valid, cerr := m.Validate(args)
+	key := exploreKey(m.Name, args, valid.JSON())
 	if last != "" && key == last {
 		return nil, &BailOut{Code: BailRepeatedToolCall, Tool: m.Name, Detail: "the model asked for the same call as its previous one"}
 	}
 	if cerr != nil {
 		return nil, &BailOut{Code: BailInvalidArguments, Tool: m.Name, Detail: cerr.Error(), Candidates: []Candidate{{Name: m.Name, Args: args}}}
 	}
-	return &pendingCall{ID: tc.ID, Name: m.Name, Args: args, Repairs: repairs}, nil
+	return &pendingCall{ID: tc.ID, Name: m.Name, Args: args, Repairs: repairs, Valid: valid}, nil
 }
 
 // exploreKey identifies a call for repeated_tool_call: by its arguments
@@ -975,57 +989,38 @@ func exploreKey(name string, args, full json.RawMessage) string {
 	return callKey(name, args)
 }
 
-// validArgs returns a call's arguments with defaults applied, or nil
-// when they are invalid.
-func (c *Conversation) validArgs(call *pendingCall) json.RawMessage {
-	m, raw, ok := c.r.lookupTool(call.Name)
-	if !ok {
-		return nil
-	}
-	var full json.RawMessage
-	var cerr *CallError
-	if raw {
-		full, _, cerr = validateRaw(m.Name, call.Args)
-	} else {
-		full, cerr = m.Validate(call.Args)
-	}
-	if cerr != nil {
-		return nil
-	}
-	return full
-}
-
-// exploreRun runs one call of an explore turn: a raw tool on the
-// conversation's page, a macro through the dispatcher (in DryRun, only
-// validated), and lists it in res.Calls.
-func (c *Conversation) exploreRun(ctx context.Context, res *TurnResult, call *pendingCall, external *time.Duration) *Outcome {
+// exploreRun runs one call of an explore turn, an explore tool in the
+// conversation's session or a macro through the dispatcher (in a dry run,
+// nothing runs), and lists it in res.Calls. A call without valid
+// arguments goes to the dispatcher unvalidated, which answers
+// invalid_arguments naming the bad fields.
+func (c *Conversation) exploreRun(ctx context.Context, res *TurnResult, call *pendingCall, external *time.Duration) *runtime.Outcome {
 	r := c.r
-	raw := IsRawTool(call.Name)
-	if _, isMacro := r.Registry.Lookup(call.Name); isMacro {
-		raw = false
-	}
+	_, raw, _ := r.lookupTool(call.Name)
 	if len(call.Repairs) > 0 {
 		r.event(c.turn, "normalized", map[string]any{"macro": call.Name, "repairs": call.Repairs})
 	}
+	valid := call.Valid.Macro() != nil
 	t0 := time.Now()
-	var o *Outcome
+	var o *runtime.Outcome
+	c2 := runtime.Call{ID: call.ID, Name: call.Name, Args: call.Args, Turn: c.turn}
 	switch {
-	case r.DryRun || (!raw && r.Dispatcher == nil):
-		o = &Outcome{CallID: call.ID, Macro: call.Name, OK: true, Result: json.RawMessage(dryRunResult)}
-		var cerr *CallError
-		if raw {
-			_, _, cerr = validateRaw(call.Name, call.Args)
-		} else if m, ok := r.Registry.Lookup(call.Name); ok {
-			_, cerr = m.Validate(call.Args)
-		}
-		if cerr != nil {
-			o = &Outcome{CallID: call.ID, Macro: call.Name, Error: cerr}
+	case r.Eval.DryRun || (!raw && r.Dispatcher == nil):
+		o = &runtime.Outcome{CallID: call.ID, Macro: call.Name, OK: true, Result: json.RawMessage(dryRunResult)}
+		if m, _, ok := r.lookupTool(call.Name); ok && !valid {
+			if _, cerr := m.Validate(call.Args); cerr != nil {
+				o = &runtime.Outcome{CallID: call.ID, Macro: call.Name, Error: cerr}
+			}
 		}
 		r.event(c.turn, "dry_run", map[string]any{"macro": call.Name, "raw": raw, "args": c.redactArgs(call.Name, call.Args)})
+	case raw && valid:
+		o = c.session().DispatchValid(ctx, call.ID, c.turn, call.Valid)
 	case raw:
-		o = c.rawExec().Run(ctx, Call{ID: call.ID, Name: call.Name, Args: call.Args, Turn: c.turn})
+		o = c.session().Dispatch(ctx, c2)
+	case valid:
+		o = r.Dispatcher.DispatchValid(ctx, call.ID, c.turn, call.Valid)
 	default:
-		o = r.Dispatcher.Dispatch(ctx, Call{ID: call.ID, Name: call.Name, Args: call.Args, Turn: c.turn})
+		o = r.Dispatcher.Dispatch(ctx, c2)
 	}
 	*external += time.Since(t0)
 	res.Calls = append(res.Calls, turnCall(call.ID, call.Name, c.redactArgs(call.Name, call.Args), raw, o))
@@ -1033,29 +1028,46 @@ func (c *Conversation) exploreRun(ctx context.Context, res *TurnResult, call *pe
 }
 
 // redactArgs removes a call's secret values: a macro's secret params, and
-// whatever the raw executor registered (a password typed into a field).
+// whatever the explore session registered (a password typed into a field).
 func (c *Conversation) redactArgs(name string, args json.RawMessage) json.RawMessage {
 	var secrets []string
 	if m, ok := c.r.Registry.Lookup(name); ok {
-		secrets = secretValues(m, args)
+		secrets = m.SecretsIn(context.Background(), args)
 	}
-	if c.raw != nil {
-		secrets = append(secrets, c.raw.secretList()...)
+	if c.sess != nil {
+		secrets = append(secrets, c.sess.Secrets()...)
 	}
-	return redactRaw(args, secrets)
+	return redactJSON(args, secrets)
+}
+
+// redactJSON replaces secrets inside encoded JSON, matching them in their
+// JSON-escaped form so a quote or backslash in a secret cannot leave part
+// of it behind.
+func redactJSON(b json.RawMessage, secrets []string) json.RawMessage {
+	if len(secrets) == 0 {
+		return append(json.RawMessage(nil), b...)
+	}
+	escaped := make([]string, 0, len(secrets))
+	for _, s := range secrets {
+		enc, _ := json.Marshal(s)
+		if inner := string(enc[1 : len(enc)-1]); inner != "" {
+			escaped = append(escaped, inner)
+		}
+	}
+	return json.RawMessage(engine.Redact(string(b), escaped))
 }
 
 // exploreContent renders a call's outcome for the model in an explore
 // turn, bounded: a snapshot as its menu text, anything else as compact
 // JSON with the error and the check counts.
-func exploreContent(o *Outcome) string {
+func exploreContent(o *runtime.Outcome) string {
 	var s string
 	var snap struct {
 		URL   string `json:"url"`
 		Title string `json:"title"`
 		Menu  string `json:"menu"`
 	}
-	if o.OK && o.Macro == RawSnapshot && json.Unmarshal(o.Result, &snap) == nil && snap.Menu != "" {
+	if o.OK && o.Macro == explore.Snapshot && json.Unmarshal(o.Result, &snap) == nil && snap.Menu != "" {
 		s = fmt.Sprintf("page %s (%q):\n%s", snap.URL, snap.Title, snap.Menu)
 	} else {
 		v := map[string]any{"ok": o.OK}
@@ -1104,4 +1116,15 @@ func callsSoFar(res *TurnResult) string {
 		return "; nothing ran."
 	}
 	return "; " + callsLine(res)
+}
+
+// clip cuts s to at most n bytes, on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
