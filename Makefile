@@ -39,7 +39,7 @@ fmt:
 
 ## bench-router: catalog retrieval and router overhead, without a model
 bench-router:
-	$(GO) test ./runtime -run '^$$' -bench 'Catalog|RouterOverhead' -benchmem
+	$(GO) test ./runtime/route/catalog ./runtime/route -run '^$$' -bench 'Catalog|RouterOverhead' -benchmem
 
 ## bench: engine benchmarks against a Playwright baseline, printed as ratios
 bench:

@@ -80,58 +80,108 @@ type Dispatcher struct {
 	Refdata refdata.Lookuper
 }
 
-// Dispatch runs one call and records it in the session log.
+// Dispatch validates one call, runs it and records it in the session log.
 func (d *Dispatcher) Dispatch(ctx context.Context, c Call) *Outcome {
-	start := time.Now()
-	out := &Outcome{CallID: c.ID, Macro: c.Name}
 	m, ok := d.Registry.Lookup(c.Name)
-	var secrets []string
-	if ok {
-		secrets = secretValues(m, c.Args)
-		for _, s := range secrets {
+	r := d.begin(ctx, c.ID, c.Turn, c.Name, m, c.Args)
+	if !ok {
+		return r.finish(&CallError{Code: CodeMacroNotFound, Message: fmt.Sprintf("no macro named %q", c.Name)})
+	}
+	args, cerr := m.Validate(c.Args)
+	if cerr != nil {
+		return r.finish(cerr)
+	}
+	return d.run(ctx, r, args)
+}
+
+// DispatchValid runs a call whose arguments Validate already accepted (a
+// router validates them to judge a model's answer) and records it in the
+// session log: Dispatch without validating twice. The macro must be the
+// registry's.
+func (d *Dispatcher) DispatchValid(ctx context.Context, id string, turn int, args ValidArgs) *Outcome {
+	m := args.macro
+	if m == nil {
+		r := d.begin(ctx, id, turn, "", nil, nil)
+		return r.finish(&CallError{Code: CodeInternal, Message: "DispatchValid needs arguments from Macro.Validate"})
+	}
+	r := d.begin(ctx, id, turn, m.Name, m, args.args)
+	if reg, ok := d.Registry.Lookup(m.Name); !ok || reg != m {
+		return r.finish(&CallError{Code: CodeMacroNotFound, Message: fmt.Sprintf("no macro named %q in this registry", m.Name)})
+	}
+	return d.run(ctx, r, args)
+}
+
+// callRun is one dispatched call in flight: what its tool_result record
+// needs.
+type callRun struct {
+	d       *Dispatcher
+	start   time.Time
+	turn    int
+	macro   *Macro // nil when the name is unknown
+	secrets []string
+	out     *Outcome
+	x       *Exec
+}
+
+// begin registers a call's secrets and writes its tool_call record.
+func (d *Dispatcher) begin(ctx context.Context, id string, turn int, name string, m *Macro, args json.RawMessage) *callRun {
+	r := &callRun{d: d, start: time.Now(), turn: turn, macro: m, out: &Outcome{CallID: id, Macro: name}}
+	if m != nil {
+		r.secrets = m.SecretsIn(ctx, args)
+		for _, s := range r.secrets {
 			if d.Log != nil {
 				d.Log.AddSecret(s)
 			}
 		}
 	}
-	d.logRecord(Record{Type: RecToolCall, Turn: c.Turn, CallID: c.ID, Tool: c.Name, Args: c.Args})
-	finish := func() *Outcome {
-		out.Duration = time.Since(start)
-		out.Verification = summarize(out.Steps)
-		rec := Record{Type: RecToolResult, Turn: c.Turn, CallID: c.ID, Tool: c.Name, OK: out.OK, Result: out.Result,
-			DurationMS: out.Duration.Milliseconds(), Verification: &out.Verification}
-		if out.Error != nil {
-			rec.Error = &ErrorInfo{Code: string(out.Error.Code), Message: out.Error.Message}
-			if len(out.Error.Args) > 0 {
-				rec.Error.Details = out.Error.Args
-			}
-		}
-		d.logRecord(rec)
-		return out
-	}
-	if !ok {
-		out.Error = &CallError{Code: CodeMacroNotFound, Message: fmt.Sprintf("no macro named %q", c.Name)}
-		return finish()
-	}
-	args, cerr := m.Validate(c.Args)
+	d.logRecord(Record{Type: RecToolCall, Turn: turn, CallID: id, Tool: name, Raw: r.raw(), Args: args})
+	return r
+}
+
+func (r *callRun) raw() bool { return r.macro != nil && r.macro.Raw }
+
+// finish sets the outcome's error (when cerr is set), writes the
+// tool_result record and returns the outcome.
+func (r *callRun) finish(cerr *CallError) *Outcome {
+	out := r.out
 	if cerr != nil {
 		out.Error = cerr
-		return finish()
 	}
+	out.Duration = time.Since(r.start)
+	out.Verification = summarize(out.Steps)
+	rec := Record{Type: RecToolResult, Turn: r.turn, CallID: out.CallID, Tool: out.Macro, Raw: r.raw(), OK: out.OK, Result: out.Result,
+		DurationMS: out.Duration.Milliseconds(), Verification: &out.Verification}
+	if r.x != nil {
+		rec.Data = r.x.annotations()
+	}
+	if out.Error != nil {
+		rec.Error = &ErrorInfo{Code: string(out.Error.Code), Message: out.Error.Message}
+		if len(out.Error.Args) > 0 {
+			rec.Error.Details = out.Error.Args
+		} else if out.Error.Step != nil && r.raw() {
+			rec.Error.Details = map[string]any{"diagnosis": out.Error.Step.Diagnosis, "detail": out.Error.Step.Detail}
+		}
+	}
+	r.d.logRecord(rec)
+	return out
+}
+
+// run runs a validated call: the approval of a dangerous macro, then its
+// handler on a fresh Exec.
+func (d *Dispatcher) run(ctx context.Context, r *callRun, valid ValidArgs) *Outcome {
+	m, args := valid.macro, valid.args
 	if m.Risk == RiskDangerous {
 		if d.Approver == nil {
-			out.Error = &CallError{Code: CodeApprovalRequired, Message: fmt.Sprintf("%s is marked dangerous and needs an approval (interactive confirmation or --yes); it did not run", m.Name)}
-			return finish()
+			return r.finish(&CallError{Code: CodeApprovalRequired, Message: fmt.Sprintf("%s is marked dangerous and needs an approval (interactive confirmation or --yes); it did not run", m.Name)})
 		}
-		okd, err := d.Approver(ctx, ApprovalRequest{Macro: m.Name, Intent: m.Intent, Args: redactRaw(args, secrets)})
-		d.logRecord(Record{Type: RecSystem, Turn: c.Turn, CallID: c.ID, Event: "approval", Data: map[string]any{"macro": m.Name, "approved": okd && err == nil}})
+		okd, err := d.Approver(ctx, ApprovalRequest{Macro: m.Name, Intent: m.Intent, Args: redactRaw(args, r.secrets)})
+		d.logRecord(Record{Type: RecSystem, Turn: r.turn, CallID: r.out.CallID, Event: "approval", Data: map[string]any{"macro": m.Name, "approved": okd && err == nil}})
 		if err != nil || !okd {
 			msg := "the approval was declined; nothing ran"
 			if err != nil {
 				msg = "approval failed: " + err.Error() + "; nothing ran"
 			}
-			out.Error = &CallError{Code: CodeApprovalDenied, Message: msg, Err: err}
-			return finish()
+			return r.finish(&CallError{Code: CodeApprovalDenied, Message: msg, Err: err})
 		}
 	}
 	if d.Timeout > 0 {
@@ -139,21 +189,20 @@ func (d *Dispatcher) Dispatch(ctx context.Context, c Call) *Outcome {
 		ctx, cancel = context.WithTimeout(ctx, d.Timeout)
 		defer cancel()
 	}
-	x := d.newExec(m, secrets)
+	x := d.newExec(m, r.secrets)
 	defer x.close()
+	r.x = x
 	res, err := m.Handler(ctx, x, args)
-	out.Steps = x.Steps()
+	r.out.Steps = x.Steps()
 	if err != nil {
-		out.Error = classify(ctx, err)
-		return finish()
+		return r.finish(classify(ctx, err))
 	}
 	b, err := json.Marshal(res)
 	if err != nil {
-		out.Error = &CallError{Code: CodeInternal, Message: "encode result: " + err.Error(), Err: err}
-		return finish()
+		return r.finish(&CallError{Code: CodeInternal, Message: "encode result: " + err.Error(), Err: err})
 	}
-	out.OK, out.Result = true, b
-	return finish()
+	r.out.OK, r.out.Result = true, b
+	return r.finish(nil)
 }
 
 func (d *Dispatcher) logRecord(r Record) {
@@ -179,12 +228,27 @@ func classify(ctx context.Context, err error) *CallError {
 	return &CallError{Code: CodeInternal, Message: err.Error(), Err: err}
 }
 
-// Validate checks args against the params schema, applies top-level
+// ValidArgs are arguments Validate accepted for one macro, defaults
+// applied. Only Validate makes them, so DispatchValid cannot be handed
+// arguments nobody checked.
+type ValidArgs struct {
+	macro *Macro
+	args  json.RawMessage
+}
+
+// Macro is the macro the arguments were validated for (nil for the zero
+// value).
+func (v ValidArgs) Macro() *Macro { return v.macro }
+
+// JSON returns the arguments as the handler gets them.
+func (v ValidArgs) JSON() json.RawMessage { return v.args }
+
+// Validate checks args against the params schema (and Check), applies
 // defaults, and returns the arguments to hand to the handler.
-func (m *Macro) Validate(args json.RawMessage) (json.RawMessage, *CallError) {
+func (m *Macro) Validate(args json.RawMessage) (ValidArgs, *CallError) {
 	schema, err := m.compiled()
 	if err != nil {
-		return nil, &CallError{Code: CodeInternal, Message: err.Error(), Err: err}
+		return ValidArgs{}, &CallError{Code: CodeInternal, Message: err.Error(), Err: err}
 	}
 	if len(bytes.TrimSpace(args)) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
 		args = json.RawMessage(`{}`)
@@ -193,31 +257,34 @@ func (m *Macro) Validate(args json.RawMessage) (json.RawMessage, *CallError) {
 	dec.UseNumber() // keep integers exact through the round trip
 	var obj any
 	if err := dec.Decode(&obj); err != nil {
-		return nil, &CallError{Code: CodeInvalidArguments, Message: "arguments must be a JSON object", Args: []ArgError{{Pointer: "", Message: err.Error()}}}
+		return ValidArgs{}, &CallError{Code: CodeInvalidArguments, Message: "arguments must be a JSON object", Args: []ArgError{{Pointer: "", Message: err.Error()}}}
 	}
 	if _, ok := obj.(map[string]any); !ok {
-		return nil, &CallError{Code: CodeInvalidArguments, Message: "arguments must be a JSON object", Args: []ArgError{{Pointer: "", Message: "got " + jsonKind(obj)}}}
+		return ValidArgs{}, &CallError{Code: CodeInvalidArguments, Message: "arguments must be a JSON object", Args: []ArgError{{Pointer: "", Message: "got " + jsonKind(obj)}}}
 	}
 	obj = applyDefaults(m.rawParams, obj)
 	full, _ := json.Marshal(obj)
 	res, err := schema.Validate(gojsonschema.NewBytesLoader(full))
 	if err != nil {
-		return nil, &CallError{Code: CodeInvalidArguments, Message: err.Error(), Err: err}
+		return ValidArgs{}, &CallError{Code: CodeInvalidArguments, Message: err.Error(), Err: err}
 	}
-	if !res.Valid() {
-		var errs []ArgError
-		for _, e := range res.Errors() {
-			errs = append(errs, ArgError{Pointer: pointer(e), Message: e.Description()})
-		}
+	var errs []ArgError
+	for _, e := range res.Errors() {
+		errs = append(errs, ArgError{Pointer: pointer(e), Message: e.Description()})
+	}
+	if m.Check != nil {
+		errs = m.Check(full, errs)
+	}
+	if len(errs) > 0 {
 		sort.Slice(errs, func(i, j int) bool {
 			if errs[i].Pointer != errs[j].Pointer {
 				return errs[i].Pointer < errs[j].Pointer
 			}
 			return errs[i].Message < errs[j].Message
 		})
-		return nil, &CallError{Code: CodeInvalidArguments, Message: fmt.Sprintf("%d argument error(s) for %s", len(errs), m.Name), Args: errs}
+		return ValidArgs{}, &CallError{Code: CodeInvalidArguments, Message: fmt.Sprintf("%d argument error(s) for %s", len(errs), m.Name), Args: errs}
 	}
-	return full, nil
+	return ValidArgs{macro: m, args: full}, nil
 }
 
 // pointer turns gojsonschema's dotted field path into a JSON pointer; for
@@ -240,6 +307,16 @@ func pointer(e gojsonschema.ResultError) string {
 		parts[i] = strings.ReplaceAll(strings.ReplaceAll(p, "~", "~0"), "/", "~1")
 	}
 	return "/" + strings.Join(parts, "/")
+}
+
+// SecretsIn returns the secret values of a call's arguments: the Secrets
+// params' string values, then what SecretsOf finds.
+func (m *Macro) SecretsIn(ctx context.Context, args json.RawMessage) []string {
+	out := secretValues(m, args)
+	if m.SecretsOf != nil {
+		out = append(out, m.SecretsOf(ctx, args)...)
+	}
+	return out
 }
 
 // secretValues returns the string values of args' secret params.

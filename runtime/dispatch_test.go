@@ -263,8 +263,8 @@ func TestValidateAppliesNestedDefaults(t *testing.T) {
 		if cerr != nil {
 			t.Fatalf("%s: %v", tc.in, cerr)
 		}
-		if string(got) != tc.want {
-			t.Errorf("%s -> %s, want %s", tc.in, got, tc.want)
+		if string(got.JSON()) != tc.want {
+			t.Errorf("%s -> %s, want %s", tc.in, got.JSON(), tc.want)
 		}
 	}
 	if _, cerr := m.Validate(json.RawMessage(`"x"`)); cerr == nil || cerr.Code != CodeInvalidArguments {

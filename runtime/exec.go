@@ -70,6 +70,7 @@ type Exec struct {
 	page    *engine.Page
 	release func()
 	steps   []StepRecord
+	data    map[string]any
 	parent  *Exec
 }
 
@@ -110,6 +111,42 @@ func (x *Exec) record(r StepRecord) {
 	root.mu.Lock()
 	root.steps = append(root.steps, r)
 	root.mu.Unlock()
+}
+
+// Record adds the evidence of a step the handler ran itself (a built-in
+// tool's own action), with the call's secrets redacted.
+func (x *Exec) Record(r StepRecord) { x.record(r) }
+
+// FailStep records r as a failed step and returns the call's error: a
+// site_not_allowed one for a *SiteError, else step_failed carrying the
+// evidence (or the cancellation or timeout that ended the call). Fail is
+// FailStep for a step without evidence.
+func (x *Exec) FailStep(ctx context.Context, r StepRecord, err error) error {
+	if se := (*SiteError)(nil); errors.As(err, &se) {
+		return x.siteFail(r, err)
+	}
+	return x.fail(ctx, r, err)
+}
+
+// Annotate sets one field of the data on the call's tool_result record
+// (explore's page tools put the URL before and after there).
+func (x *Exec) Annotate(key string, v any) {
+	root := x
+	for root.parent != nil {
+		root = root.parent
+	}
+	root.mu.Lock()
+	defer root.mu.Unlock()
+	if root.data == nil {
+		root.data = map[string]any{}
+	}
+	root.data[key] = v
+}
+
+func (x *Exec) annotations() map[string]any {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.data
 }
 
 // Env resolves {{ env.NAME }}.
@@ -416,10 +453,11 @@ func (x *Exec) Call(ctx context.Context, path, name string, args any) (json.RawM
 	if err != nil {
 		return nil, x.fail(ctx, rec, err)
 	}
-	valid, cerr := m.Validate(raw)
+	va, cerr := m.Validate(raw)
 	if cerr != nil {
 		return nil, x.fail(ctx, rec, cerr)
 	}
+	valid := va.JSON()
 	sub := &Exec{d: x.d, macro: m, secrets: append(x.secrets, secretValues(m, valid)...), depth: x.depth + 1, parent: x}
 	out, err := m.Handler(ctx, sub, valid)
 	rec.Duration = time.Since(start)

@@ -59,6 +59,19 @@ type Macro struct {
 	// Tests are the macro's end-to-end tests (the spec's `tests:`).
 	Tests   []MacroTest
 	Handler Handler
+	// Raw marks a built-in tool that no spec declares (explore mode's page
+	// tools): its tool_call and tool_result records carry raw: true, and a
+	// failed step's diagnosis, in the shape macrokit gate reads
+	// (docs/explore.md).
+	Raw bool
+	// Check, when set, refines validation beyond what a schema can say. It
+	// gets the arguments with defaults applied and the schema's errors, and
+	// returns the errors to report (none: the arguments are valid).
+	Check func(args json.RawMessage, errs []ArgError) []ArgError
+	// SecretsOf, when set, returns secret values known only at call time,
+	// such as text typed into a password field; SecretsIn adds them to the
+	// Secrets params' values.
+	SecretsOf func(ctx context.Context, args json.RawMessage) []string
 
 	once      sync.Once
 	schema    *gojsonschema.Schema

@@ -13,6 +13,8 @@ import (
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/route"
+	"github.com/macrokit/macrokit-go/runtime/route/catalog"
 	"github.com/urfave/cli/v2"
 )
 
@@ -22,13 +24,13 @@ func routerFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve dangerous macros and calls recovered from a model's text without asking"},
 		&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "bound for one macro run"},
 		&cli.StringFlag{Name: "session-dir", Value: runtime.DefaultSessionDir, Usage: "where the session log goes (empty: no log)"},
-		&cli.IntFlag{Name: "top-k", Value: runtime.DefaultCatalogK, Usage: "macros offered per turn when the registry is larger than --catalog-threshold"},
-		&cli.IntFlag{Name: "catalog-threshold", Value: runtime.DefaultCatalogThreshold, Usage: "registry size above which only the top-k relevant macros are offered"},
+		&cli.IntFlag{Name: "top-k", Value: catalog.DefaultK, Usage: "macros offered per turn when the registry is larger than --catalog-threshold"},
+		&cli.IntFlag{Name: "catalog-threshold", Value: catalog.DefaultThreshold, Usage: "registry size above which only the top-k relevant macros are offered"},
 		&cli.BoolFlag{Name: "dry-run", Usage: "route and validate, but run no macro"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print every step's evidence"},
 		&cli.BoolFlag{Name: "explore", Usage: "offer raw page and HTTP tools next to the macros; each turn runs until the model answers (see docs/explore.md)"},
 		&cli.StringFlag{Name: "explore-url", Usage: "the site explore mode works on: paths in page_goto and http_request resolve against it"},
-		&cli.IntFlag{Name: "max-explore-steps", Value: runtime.DefaultMaxExploreSteps, Usage: "calls per explore turn before it stops"},
+		&cli.IntFlag{Name: "max-explore-steps", Value: route.DefaultMaxExploreSteps, Usage: "calls per explore turn before it stops"},
 	}
 	fs = append(fs, ModelFlags()...)
 	return append(fs, BrowserFlags()...)
@@ -60,7 +62,7 @@ func routerOptions(c *cli.Context) RouterOptions {
 
 // session is what a routed command sets up: models, browser, log, router.
 type session struct {
-	router *runtime.Router
+	router *route.Router
 	models *Models
 	lb     *LazyBrowser
 	log    *runtime.SessionLog
@@ -96,9 +98,9 @@ func newSession(cfg *Config, command string, o RouterOptions, approver runtime.A
 		s.log, d.Log = log, log
 		_ = log.Append(runtime.Record{Type: runtime.RecSystem, Event: "session", Data: map[string]any{"binary": cfg.Name, "command": command, "model": ms.Primary.Name()}})
 	}
-	s.router = &runtime.Router{Registry: cfg.Registry, Dispatcher: d, Model: ms.Primary, Fallback: ms.Fallback, SalvageApprover: approver,
-		TopK: o.TopK, CatalogThreshold: o.CatalogThreshold, DryRun: o.DryRun,
-		Explore: o.Explore, ExploreURL: o.ExploreURL, MaxExploreSteps: o.MaxExploreSteps}
+	s.router = &route.Router{Registry: cfg.Registry, Dispatcher: d, Model: ms.Primary, Fallback: ms.Fallback, SalvageApprover: approver,
+		Retrieval: route.RetrievalOptions{TopK: o.TopK, Threshold: o.CatalogThreshold}, Eval: route.EvalOptions{DryRun: o.DryRun},
+		Explore: route.ExploreOptions{Enabled: o.Explore, URL: o.ExploreURL, MaxSteps: o.MaxExploreSteps}}
 	return s, nil
 }
 
@@ -153,9 +155,9 @@ func runAsk(ctx context.Context, env *Env, opts AskOptions) error {
 
 // turnExit maps a turn to the exit code: 0 for a reply or a macro whose
 // checks passed, 1 for anything that did not do what was asked.
-func turnExit(res *runtime.TurnResult) error {
+func turnExit(res *route.TurnResult) error {
 	switch {
-	case res.Decision == runtime.DecisionFailed, res.Decision == runtime.DecisionBailedOut, res.Decision == runtime.DecisionStepCap:
+	case res.Decision == route.DecisionFailed, res.Decision == route.DecisionBailedOut, res.Decision == route.DecisionStepCap:
 		return Silent
 	case res.Outcome != nil && !res.Outcome.OK:
 		return Silent
@@ -164,9 +166,9 @@ func turnExit(res *runtime.TurnResult) error {
 }
 
 // turnJSON is the --format json shape of a turn (errors as strings).
-func turnJSON(res *runtime.TurnResult) any {
+func turnJSON(res *route.TurnResult) any {
 	type out struct {
-		*runtime.TurnResult
+		*route.TurnResult
 		Error string `json:"error,omitempty"`
 	}
 	o := out{TurnResult: res}
@@ -179,7 +181,7 @@ func turnJSON(res *runtime.TurnResult) any {
 // PrintTurn prints a routed turn: the macro and its arguments, the result
 // with its verification counts (every check with -v), bail-outs, and the
 // reply.
-func PrintTurn(w io.Writer, res *runtime.TurnResult, verbose bool) {
+func PrintTurn(w io.Writer, res *route.TurnResult, verbose bool) {
 	for _, b := range res.BailOuts {
 		fmt.Fprintf(w, "  ! %s: %s\n", b.Code, b.Detail)
 	}
@@ -192,7 +194,7 @@ func PrintTurn(w io.Writer, res *runtime.TurnResult, verbose bool) {
 		}
 	} else if res.Macro != "" && res.Outcome != nil {
 		tag := ""
-		if res.Decision == runtime.DecisionSalvaged {
+		if res.Decision == route.DecisionSalvaged {
 			tag = " (salvaged)"
 		}
 		fmt.Fprintf(w, "  -> %s %s%s\n", res.Macro, compactJSON(res.Args), tag)
@@ -221,7 +223,7 @@ func PrintTurn(w io.Writer, res *runtime.TurnResult, verbose bool) {
 // printCall prints one call of an explore turn on two lines: the call,
 // then what it did (value read back, requests, texts that appeared, list
 // change, URL) or why it failed.
-func printCall(w io.Writer, call runtime.TurnCall, verbose bool) {
+func printCall(w io.Writer, call route.TurnCall, verbose bool) {
 	fmt.Fprintf(w, "  -> %s %s\n", call.Name, truncate(compactJSON(call.Args), 300))
 	if !call.OK {
 		msg := "failed"
@@ -375,7 +377,7 @@ func runChat(ctx context.Context, env *Env, opts RouterOptions) error {
 	conv := s.router.NewConversation()
 	defer conv.Close() // before the session's browser closes
 	mode := ""
-	if s.router.Explore {
+	if s.router.Explore.Enabled {
 		mode = ", explore mode (raw page tools)"
 	}
 	fmt.Fprintf(env.Stderr, "%s chat — %s, %d macros%s. /quit to leave.\n", env.Name, describeModels(s.models), env.Registry.Len(), mode)

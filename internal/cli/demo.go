@@ -11,6 +11,7 @@ import (
 	"github.com/macrokit/macrokit-go/internal/demosite"
 	"github.com/macrokit/macrokit-go/llm"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/urfave/cli/v2"
 )
 
@@ -101,7 +102,7 @@ func runDemo(ctx context.Context, env *Env, opts DemoRunOptions) error {
 		fmt.Fprintf(env.Stdout, "session log: %s\n", log.Path())
 	}
 	fmt.Fprintln(env.Stdout)
-	conv := (&runtime.Router{Registry: cfg.Registry, Dispatcher: d, Model: model}).NewConversation()
+	conv := (&route.Router{Registry: cfg.Registry, Dispatcher: d, Model: model}).NewConversation()
 	unexpected := 0
 	for _, turn := range demoScript {
 		site.SetInject(turn.inject)

@@ -8,7 +8,8 @@ import (
 
 	"github.com/macrokit/macrokit-go/internal/eval"
 	"github.com/macrokit/macrokit-go/llm"
-	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/route"
+	"github.com/macrokit/macrokit-go/runtime/route/catalog"
 	"github.com/urfave/cli/v2"
 )
 
@@ -18,8 +19,8 @@ func evalCommand(cfg *Config) *cli.Command {
 	flags := []cli.Flag{
 		&cli.StringSliceFlag{Name: "tasks", Usage: "task files or globs (JSONL, the Macrokit routing-benchmark format; repeatable; required)"},
 		formatFlag(),
-		&cli.IntFlag{Name: "top-k", Value: runtime.DefaultCatalogK, Usage: "macros offered per turn above --catalog-threshold"},
-		&cli.IntFlag{Name: "catalog-threshold", Value: runtime.DefaultCatalogThreshold, Usage: "registry size above which retrieval picks the offered macros"},
+		&cli.IntFlag{Name: "top-k", Value: catalog.DefaultK, Usage: "macros offered per turn above --catalog-threshold"},
+		&cli.IntFlag{Name: "catalog-threshold", Value: catalog.DefaultThreshold, Usage: "registry size above which retrieval picks the offered macros"},
 		&cli.BoolFlag{Name: "no-grounding", Usage: "turn off the check that an act or dangerous call's required values appear in the request (to measure it)"},
 		&cli.BoolFlag{Name: "progress", Usage: "print one line per task on stderr"},
 	}
@@ -100,8 +101,9 @@ func runEval(ctx context.Context, env *Env, o EvalOptions) error {
 	if o.Progress {
 		opts.Progress = env.Stderr
 	}
-	r := &runtime.Router{Registry: cfg.Registry, Model: model, Fallback: fallback, DryRun: true, NoSummary: true, History: -1,
-		TopK: o.TopK, CatalogThreshold: o.CatalogThreshold, NoGrounding: o.NoGrounding}
+	r := &route.Router{Registry: cfg.Registry, Model: model, Fallback: fallback, History: -1,
+		Retrieval: route.RetrievalOptions{TopK: o.TopK, Threshold: o.CatalogThreshold},
+		Eval:      route.EvalOptions{DryRun: true, NoSummary: true, NoGrounding: o.NoGrounding}}
 	rep, err := eval.Run(ctx, r, tasks, opts)
 	if err != nil {
 		return Failf("%v", err)

@@ -12,6 +12,8 @@ import (
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/refdata"
+	"github.com/macrokit/macrokit-go/runtime/route"
+	"github.com/macrokit/macrokit-go/runtime/route/catalog"
 	"github.com/macrokit/macrokit-go/runtime/serve"
 	"github.com/urfave/cli/v2"
 )
@@ -30,12 +32,12 @@ func ServeCommand(cfg *Config) *cli.Command {
 		&cli.StringFlag{Name: "approval", Usage: "dangerous macros: ask (MCP elicitation where the client supports it, else refused; always refused on the HTTP API), yes, deny (default: approval.policy of macrokit.yaml, else ask)"},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve dangerous macros without asking (same as --approval yes)"},
 		&cli.StringFlag{Name: "session-dir", Value: runtime.DefaultSessionDir, Usage: "where the session log goes (empty: no log)"},
-		&cli.IntFlag{Name: "top-k", Value: runtime.DefaultCatalogK, Usage: "POST /v1/ask: macros offered per turn when the registry is larger than --catalog-threshold"},
+		&cli.IntFlag{Name: "top-k", Value: catalog.DefaultK, Usage: "POST /v1/ask: macros offered per turn when the registry is larger than --catalog-threshold"},
 		&cli.StringFlag{Name: "token-env", Value: EnvServeToken, Usage: "--http: the environment variable holding the bearer token(s) clients must send (comma-separated for rotation; at least 16 characters each); when it is set, every endpoint but GET /healthz needs one"},
 		&cli.BoolFlag{Name: "no-auth", Usage: "--http: allow listening beyond loopback without a token (only behind a proxy that authenticates)"},
 		&cli.StringFlag{Name: "tls-cert", Usage: "--http: serve HTTPS with this certificate (PEM; with --tls-key)"},
 		&cli.StringFlag{Name: "tls-key", Usage: "--http: the certificate's private key (PEM)"},
-		&cli.IntFlag{Name: "catalog-threshold", Value: runtime.DefaultCatalogThreshold, Usage: "POST /v1/ask: registry size above which only the top-k relevant macros are offered"},
+		&cli.IntFlag{Name: "catalog-threshold", Value: catalog.DefaultThreshold, Usage: "POST /v1/ask: registry size above which only the top-k relevant macros are offered"},
 	}
 	flags = append(flags, ModelFlags()...)
 	flags = append(flags, BrowserFlags()...)
@@ -120,9 +122,9 @@ func runServe(ctx context.Context, env *Env, opts ServeOptions) error {
 		if policy == serve.ApprovalAlways {
 			salvage = runtime.AlwaysApprove
 		}
-		so.NewRouter = func(d *runtime.Dispatcher) *runtime.Router {
-			return &runtime.Router{Registry: cfg.Registry, Dispatcher: d, Model: models.Primary, Fallback: models.Fallback,
-				SalvageApprover: salvage, TopK: opts.TopK, CatalogThreshold: opts.CatalogThreshold}
+		so.NewRouter = func(d *runtime.Dispatcher) *route.Router {
+			return &route.Router{Registry: cfg.Registry, Dispatcher: d, Model: models.Primary, Fallback: models.Fallback,
+				SalvageApprover: salvage, Retrieval: route.RetrievalOptions{TopK: opts.TopK, Threshold: opts.CatalogThreshold}}
 		}
 	}
 	var ln net.Listener

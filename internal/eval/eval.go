@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/route"
 )
 
 // None labels "no macro" in the confusion matrix.
@@ -36,8 +37,8 @@ func (p Points) Total() float64 { return p.Tool + p.Args }
 
 // TaskResult is one scored task.
 type TaskResult struct {
-	Task     Task             `json:"task"`
-	Decision runtime.Decision `json:"decision"`
+	Task     Task           `json:"task"`
+	Decision route.Decision `json:"decision"`
 	// Routed is the macro the turn resolved to (run, or refused only for
 	// its arguments); Dispatched is the macro that actually ran.
 	Routed     string          `json:"routed,omitempty"`
@@ -106,9 +107,9 @@ type Options struct {
 }
 
 // Run sends every task through a fresh conversation of the router and
-// scores it. The router should run with DryRun (an eval must not act on
-// the world) and NoSummary.
-func Run(ctx context.Context, r *runtime.Router, tasks []Task, opts Options) (*Report, error) {
+// scores it. The router should run with Eval.DryRun (an eval must not act
+// on the world) and Eval.NoSummary.
+func Run(ctx context.Context, r *route.Router, tasks []Task, opts Options) (*Report, error) {
 	rep := &Report{Model: r.Model.Name(), ByBucket: map[string]*Group{}, ByDiff: map[string]*Group{}, BailOuts: map[string]int{},
 		WrongByRisk: map[runtime.Risk]int{}, WrongBySalvage: map[runtime.Risk]int{}, Confusion: map[string]map[string]int{}}
 	var latency, overhead time.Duration
@@ -149,14 +150,14 @@ func Run(ctx context.Context, r *runtime.Router, tasks []Task, opts Options) (*R
 			}
 			rep.WrongDispatches++
 			rep.WrongByRisk[tr.WrongRisk]++
-			if res.Decision == runtime.DecisionSalvaged {
+			if res.Decision == route.DecisionSalvaged {
 				rep.WrongBySalvage[tr.WrongRisk]++
 			}
 		}
 		switch res.Decision {
-		case runtime.DecisionSalvaged:
+		case route.DecisionSalvaged:
 			rep.Salvaged++
-		case runtime.DecisionBailedOut:
+		case route.DecisionBailedOut:
 			rep.Halted++
 		}
 		if res.Escalated {
@@ -168,7 +169,7 @@ func Run(ctx context.Context, r *runtime.Router, tasks []Task, opts Options) (*R
 		}
 		got := tr.Routed
 		switch {
-		case got == "" && res.Decision == runtime.DecisionBailedOut && len(res.BailOuts) > 0:
+		case got == "" && res.Decision == route.DecisionBailedOut && len(res.BailOuts) > 0:
 			got = "halt:" + string(res.BailOuts[len(res.BailOuts)-1].Code)
 		case got == "":
 			got = None

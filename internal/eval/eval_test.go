@@ -11,6 +11,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/generated"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/route"
 )
 
 const benchDir = "../../../shared/data/macrokit-bench"
@@ -79,7 +80,7 @@ func TestReplayUpstreamRuns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := &runtime.Router{Registry: reg, Model: run.Model(), DryRun: true, NoSummary: true, History: -1}
+			r := &route.Router{Registry: reg, Model: run.Model(), History: -1, Eval: route.EvalOptions{DryRun: true, NoSummary: true}}
 			rep, err := Run(context.Background(), r, tasks, Options{Upstream: run})
 			if err != nil {
 				t.Fatal(err)
@@ -91,7 +92,7 @@ func TestReplayUpstreamRuns(t *testing.T) {
 				t.Errorf("%d wrong act/dangerous dispatches by salvage", n)
 			}
 			for _, res := range rep.Results {
-				if res.Decision == runtime.DecisionSalvaged {
+				if res.Decision == route.DecisionSalvaged {
 					if m, _ := reg.Lookup(res.Dispatched); m.Risk != runtime.RiskRead {
 						t.Errorf("%s: salvaged a %s macro (%s) without approval", res.Task.ID, m.Risk, m.Name)
 					}
@@ -101,7 +102,7 @@ func TestReplayUpstreamRuns(t *testing.T) {
 				}
 				// The grounding check must never stop a call the model got
 				// right: the task's expected macro with its arguments.
-				if slices.Contains(res.BailOuts, string(runtime.BailUngroundedArguments)) && res.Score.Verdict == "full" {
+				if slices.Contains(res.BailOuts, string(route.BailUngroundedArguments)) && res.Score.Verdict == "full" {
 					t.Errorf("%s: grounding stopped a right call: %s %s", res.Task.ID, res.Routed, res.Args)
 				}
 			}

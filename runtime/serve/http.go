@@ -16,6 +16,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/internal/editdist"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/route"
 )
 
 // Error codes of the HTTP API beyond the dispatcher's (runtime.ErrorCode).
@@ -220,7 +221,7 @@ type AskRequest struct {
 // AskResponse is the body of POST /v1/ask: the routed turn (decision,
 // macro, arguments, outcome with evidence, reply, bail-outs).
 type AskResponse struct {
-	*runtime.TurnResult
+	*route.TurnResult
 	Error string `json:"error,omitempty"`
 }
 
@@ -258,7 +259,7 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 		out.Error = res.Err.Error()
 	}
 	status := http.StatusOK
-	if res.Decision == runtime.DecisionFailed || res.Decision == runtime.DecisionBailedOut || (res.Outcome != nil && !res.Outcome.OK) {
+	if res.Decision == route.DecisionFailed || res.Decision == route.DecisionBailedOut || (res.Outcome != nil && !res.Outcome.OK) {
 		status = http.StatusUnprocessableEntity
 	}
 	writeJSON(w, status, out)

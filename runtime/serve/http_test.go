@@ -20,6 +20,7 @@ import (
 	"github.com/macrokit/macrokit-go/generated"
 	"github.com/macrokit/macrokit-go/llm"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/macrokit/macrokit-go/runtime/serve"
 )
 
@@ -85,8 +86,8 @@ func TestHTTPAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	withAsk := newFixture(t, fixtureOpts{router: func(d *runtime.Dispatcher) *runtime.Router {
-		return &runtime.Router{Registry: d.Registry, Dispatcher: d, Model: llm.NewScripted(pb)}
+	withAsk := newFixture(t, fixtureOpts{router: func(d *runtime.Dispatcher) *route.Router {
+		return &route.Router{Registry: d.Registry, Dispatcher: d, Model: llm.NewScripted(pb)}
 	}})
 	noAsk := newFixture(t, fixtureOpts{noSession: true})
 	big := `{"table":"` + strings.Repeat("x", 2<<20) + `"}`

@@ -19,6 +19,7 @@ import (
 	"github.com/macrokit/macrokit-go/generated"
 	"github.com/macrokit/macrokit-go/internal/demosite"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/macrokit/macrokit-go/runtime/serve"
 )
 
@@ -49,7 +50,7 @@ type fixtureOpts struct {
 	concurrency int
 	callTimeout time.Duration
 	approval    serve.Approval
-	router      func(d *runtime.Dispatcher) *runtime.Router
+	router      func(d *runtime.Dispatcher) *route.Router
 	noSession   bool
 }
 

@@ -201,7 +201,7 @@ func (s *Server) toolHandler(m *runtime.Macro) mcp.ToolHandler {
 			default:
 				if valid, cerr := m.Validate(args); cerr == nil {
 					s.event("approval_requested", map[string]any{"macro": m.Name})
-					return s.askApproval(m, valid), nil
+					return s.askApproval(m, valid.JSON()), nil
 				}
 				// Invalid arguments: dispatch reports them; nobody is asked.
 			}
@@ -255,7 +255,7 @@ var errApprovalMismatch = errors.New("the approval does not match this call (exp
 func (s *Server) elicitedApprover(m *runtime.Macro, args json.RawMessage, p *mcp.CallToolParamsRaw) runtime.Approver {
 	return func(context.Context, runtime.ApprovalRequest) (bool, error) {
 		valid, cerr := m.Validate(args)
-		if cerr != nil || !s.verify(p.RequestState, m.Name, valid, time.Now()) {
+		if cerr != nil || !s.verify(p.RequestState, m.Name, valid.JSON(), time.Now()) {
 			return false, errApprovalMismatch
 		}
 		r, ok := p.InputResponses[approvalKey].(*mcp.ElicitResult)

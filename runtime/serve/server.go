@@ -23,6 +23,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/refdata"
+	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -107,7 +108,7 @@ type Options struct {
 	// NewRouter, when set, enables POST /v1/ask: it builds the router for
 	// routed turns around the server's dispatcher (pool, log, timeout,
 	// approval policy of the HTTP API).
-	NewRouter func(d *runtime.Dispatcher) *runtime.Router
+	NewRouter func(d *runtime.Dispatcher) *route.Router
 	// Logger receives the server's and the MCP SDK's diagnostics (nil:
 	// discarded).
 	Logger *slog.Logger
@@ -125,7 +126,7 @@ type Server struct {
 	pool    *Pool
 	log     *runtime.SessionLog
 	base    runtime.Dispatcher
-	router  *runtime.Router
+	router  *route.Router
 	mcp     *mcp.Server
 	key     []byte // signs approval round trips
 	seq     atomic.Int64

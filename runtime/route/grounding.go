@@ -1,4 +1,4 @@
-package runtime
+package route
 
 import (
 	"encoding/json"
@@ -8,9 +8,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/macrokit/macrokit-go/llm"
+	"github.com/macrokit/macrokit-go/runtime"
 )
 
 // Ungrounded lists the required arguments of a routed call whose values
@@ -28,8 +30,9 @@ import (
 // appears in the text ignoring case, spacing and punctuation runs; an
 // integer when it appears as a whole number, or as English number words
 // up to ninety-nine ("pull request twenty-three").
-func (m *Macro) Ungrounded(args json.RawMessage, ground string) []string {
-	if _, err := m.compiled(); err != nil {
+func Ungrounded(m *runtime.Macro, args json.RawMessage, ground string) []string {
+	params := paramsOf(m)
+	if params == nil {
 		return nil
 	}
 	var obj map[string]any
@@ -38,8 +41,8 @@ func (m *Macro) Ungrounded(args json.RawMessage, ground string) []string {
 	if dec.Decode(&obj) != nil {
 		return nil
 	}
-	props, _ := m.rawParams["properties"].(map[string]any)
-	required, _ := m.rawParams["required"].([]any)
+	props, _ := params["properties"].(map[string]any)
+	required, _ := params["required"].([]any)
 	text := groundForm(ground)
 	var numbers map[int64]bool
 	var out []string
@@ -67,7 +70,7 @@ func (m *Macro) Ungrounded(args json.RawMessage, ground string) []string {
 			}
 		case json.Number:
 			n, err := x.Int64()
-			if err != nil || !contains(schemaTypes(schema), "integer") {
+			if err != nil || !slices.Contains(schemaTypes(schema), "integer") {
 				continue // an amount, not an identifier: not checked
 			}
 			if numbers == nil {
@@ -162,4 +165,39 @@ func groundText(msgs []llm.Message) string {
 		}
 	}
 	return b.String()
+}
+
+// paramsCache holds each macro's decoded params schema (*runtime.Macro ->
+// map[string]any); macros are immutable once registered.
+var paramsCache sync.Map
+
+// paramsOf returns a macro's params schema, decoded (nil when it is not
+// an object schema).
+func paramsOf(m *runtime.Macro) map[string]any {
+	if v, ok := paramsCache.Load(m); ok {
+		return v.(map[string]any)
+	}
+	var params map[string]any
+	if json.Unmarshal(m.Params, &params) != nil {
+		params = nil
+	}
+	paramsCache.Store(m, params)
+	return params
+}
+
+// schemaTypes returns the JSON types a schema allows.
+func schemaTypes(s map[string]any) []string {
+	switch t := s["type"].(type) {
+	case string:
+		return []string{t}
+	case []any:
+		var out []string
+		for _, e := range t {
+			if str, ok := e.(string); ok {
+				out = append(out, str)
+			}
+		}
+		return out
+	}
+	return nil
 }

@@ -1,9 +1,11 @@
-package runtime
+package route
 
 import (
 	"context"
 	"encoding/json"
 	"testing"
+
+	"github.com/macrokit/macrokit-go/runtime"
 )
 
 func TestDetectText(t *testing.T) {
@@ -80,8 +82,8 @@ func FuzzDetectText(f *testing.F) {
 	for _, s := range []string{`{"name":"greet","arguments":{}}`, "greet(name=1)", "call greet with name=x", "[{]", "greet((((", `{"tool_calls":[{"function":{}}]}`} {
 		f.Add(s)
 	}
-	reg, err := NewRegistry(&Macro{Name: "greet", Risk: RiskRead, Params: json.RawMessage(greetSchema),
-		Handler: func(context.Context, *Exec, json.RawMessage) (any, error) { return nil, nil }})
+	reg, err := runtime.NewRegistry(&runtime.Macro{Name: "greet", Risk: runtime.RiskRead, Params: json.RawMessage(greetSchema),
+		Handler: func(context.Context, *runtime.Exec, json.RawMessage) (any, error) { return nil, nil }})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package runtime
+package catalog
 
 import (
 	"encoding/json"
@@ -7,15 +7,17 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/macrokit/macrokit-go/runtime"
 )
 
 // Catalog retrieval defaults. A weak local model routes best when it sees few
 // tools, and a registry of a thousand macros would not fit its context at
-// all, so above DefaultCatalogThreshold macros a router offers only the
-// DefaultCatalogK most relevant ones (docs/catalog.md has the figures).
+// all, so above DefaultThreshold macros a router offers only the
+// DefaultK most relevant ones (docs/catalog.md has the figures).
 const (
-	DefaultCatalogThreshold = 24
-	DefaultCatalogK         = 8
+	DefaultThreshold = 24
+	DefaultK         = 8
 )
 
 // BM25 saturation and length normalisation: the usual values.
@@ -25,7 +27,7 @@ const (
 )
 
 // familyWeight scales a macro's family score (the mean over the families of
-// its name words) against its own score; see NewCatalog.
+// its name words) against its own score; see New.
 const familyWeight = 3
 
 // The fields of a macro, indexed separately (BM25F).
@@ -58,7 +60,7 @@ const maxTerm = 32
 // router can put only the macros relevant to a request into a small model's
 // prompt. It is immutable and safe for concurrent use.
 type Catalog struct {
-	macros   []*Macro // name order; a macro's index is its document id
+	macros   []*runtime.Macro // name order; a macro's index is its document id
 	vocab    map[string]int32
 	own      *bm25f    // one document per macro
 	fam      *bm25f    // one document per name word: its macros, merged
@@ -99,7 +101,7 @@ type scoreScratch struct {
 // termCounts is a document's term occurrences per field.
 type termCounts map[int32]*[catFields]uint16
 
-// NewCatalog indexes every macro of r: its name (split at underscores),
+// New indexes every macro of r: its name (split at underscores),
 // intent, description, example requests, parameter names (split at
 // underscores and camelCase humps), parameter descriptions and enum values.
 //
@@ -110,7 +112,7 @@ type termCounts map[int32]*[catFields]uint16
 // from siblings: "hand prospect L-15 over to Ken" reaches assign_lead because
 // other assign_ macros say "hand over" and other _lead macros say
 // "prospect", even when assign_lead itself says neither.
-func NewCatalog(r *Registry) *Catalog {
+func New(r *runtime.Registry) *Catalog {
 	c := &Catalog{macros: r.List(), vocab: make(map[string]int32), famScale: familyWeight}
 	var tb termBuf
 	term := func(t []byte) int32 {
@@ -334,9 +336,9 @@ func (c *Catalog) Len() int { return len(c.macros) }
 // returns them all in name order: there is nothing to leave out. A query
 // that matches nothing still gets k macros (the first by name), so the model
 // always sees a catalog and can say that nothing fits.
-func (c *Catalog) Select(query string, k int) []*Macro {
+func (c *Catalog) Select(query string, k int) []*runtime.Macro {
 	if k <= 0 || len(c.macros) <= k {
-		return append([]*Macro(nil), c.macros...)
+		return append([]*runtime.Macro(nil), c.macros...)
 	}
 	s := c.scratch()
 	defer c.pool.Put(s)
@@ -361,7 +363,7 @@ func (c *Catalog) Select(query string, k int) []*Macro {
 		top[j] = int32(i)
 	}
 	s.top = top
-	out := make([]*Macro, len(top))
+	out := make([]*runtime.Macro, len(top))
 	for i, id := range top {
 		out[i] = c.macros[id]
 	}
@@ -606,7 +608,7 @@ func catalogAlnum(c byte) bool {
 // ToolTokens estimates the tokens a tool adds to a chat request: its entry in
 // an OpenAI-style tools array, {"type":"function","function":{"name",
 // "description","parameters"}}, as compact JSON.
-func ToolTokens(t Tool) int {
+func ToolTokens(t runtime.Tool) int {
 	params := t.InputSchema
 	if len(params) == 0 {
 		params = json.RawMessage(`{"type":"object","properties":{}}`)

@@ -1,4 +1,4 @@
-package runtime
+package route
 
 import (
 	"context"
@@ -7,16 +7,17 @@ import (
 	"testing"
 
 	"github.com/macrokit/macrokit-go/llm"
+	"github.com/macrokit/macrokit-go/runtime"
 )
 
 func TestUngrounded(t *testing.T) {
-	m := &Macro{Name: "g", Risk: RiskAct, Handler: func(context.Context, *Exec, json.RawMessage) (any, error) { return nil, nil },
+	m := &runtime.Macro{Name: "g", Risk: runtime.RiskAct, Handler: func(context.Context, *runtime.Exec, json.RawMessage) (any, error) { return nil, nil },
 		Params: json.RawMessage(`{"type":"object","required":["owner","repo","number","state","since","apply","ratio","base"],"properties":{
 			"owner":{"type":"string"},"repo":{"type":"string"},"number":{"type":"integer"},
 			"state":{"type":"string","enum":["open","closed"]},"since":{"type":"string","format":"date"},
 			"apply":{"type":"boolean"},"ratio":{"type":"number"},"base":{"type":"string","default":"main"},
 			"label":{"type":"string"}}}`)}
-	if _, err := NewRegistry(m); err != nil {
+	if _, err := runtime.NewRegistry(m); err != nil {
 		t.Fatal(err)
 	}
 	all := `"state":"open","since":"2026-01-01","apply":true,"ratio":0.5,"base":"main"`
@@ -42,7 +43,7 @@ func TestUngrounded(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := m.Ungrounded(json.RawMessage(tc.args), tc.ground)
+			got := Ungrounded(m, json.RawMessage(tc.args), tc.ground)
 			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 				t.Errorf("Ungrounded = %q, want %q", got, tc.want)
 			}
@@ -54,11 +55,11 @@ func TestUngrounded(t *testing.T) {
 // request: parameters marked composed, and any value of more than five
 // words; a short unmarked one still is.
 func TestUngroundedComposed(t *testing.T) {
-	m := &Macro{Name: "c", Risk: RiskAct, Handler: func(context.Context, *Exec, json.RawMessage) (any, error) { return nil, nil },
+	m := &runtime.Macro{Name: "c", Risk: runtime.RiskAct, Handler: func(context.Context, *runtime.Exec, json.RawMessage) (any, error) { return nil, nil },
 		Params: json.RawMessage(`{"type":"object","required":["to","subject","body"],"properties":{
 			"to":{"type":"string"},"subject":{"type":"string"},"body":{"type":"string"}}}`),
 		Composed: []string{"body"}}
-	if _, err := NewRegistry(m); err != nil {
+	if _, err := runtime.NewRegistry(m); err != nil {
 		t.Fatal(err)
 	}
 	const ground = "tell ada@example.com that the order shipped"
@@ -72,7 +73,7 @@ func TestUngroundedComposed(t *testing.T) {
 		{"an invented address is caught", `{"to":"bob@example.com","subject":"order shipped","body":"x"}`, []string{`to="bob@example.com"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := m.Ungrounded(json.RawMessage(tc.args), ground); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			if got := Ungrounded(m, json.RawMessage(tc.args), ground); fmt.Sprint(got) != fmt.Sprint(tc.want) {
 				t.Errorf("Ungrounded = %q, want %q", got, tc.want)
 			}
 		})

@@ -1,47 +1,36 @@
-package runtime
+package synth
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/macrokit/macrokit-go/runtime"
 )
 
-var catalogTable = flag.Bool("catalog.table", false, "TestCatalogFigures also measures Select ns/op for its table (slower)")
+// Noop is the handler of every synthetic macro: retrieval never runs one.
+func Noop(context.Context, *runtime.Exec, json.RawMessage) (any, error) { return nil, nil }
 
-// benchTasksDir holds the third-party routing benchmark's tasks (read-only,
-// beside the repository; see its README).
-const benchTasksDir = "../../shared/data/macrokit-bench/tasks"
-
-func catalogNoop(context.Context, *Exec, json.RawMessage) (any, error) { return nil, nil }
-
-// ---- the fixed core: realistic macros that must be found among distractors
-
-// coreMacros are the six GitHub macros of the routing benchmark (argument
+// Core are the six GitHub macros of the routing benchmark (argument
 // facts from its README; intents, descriptions and examples written here)
 // and the six back-office macros of macros.d, in that order.
-func coreMacros() []*Macro {
+func Core() []*runtime.Macro {
 	ownerRepo := `"owner":{"type":"string","description":"repository owner (user or organisation)"},
 "repo":{"type":"string","description":"repository name"}`
-	mk := func(name, intent, desc string, risk Risk, params string, says ...string) *Macro {
-		m := &Macro{Name: name, Intent: intent, Description: desc, Risk: risk, Params: json.RawMessage(params), Handler: catalogNoop}
+	mk := func(name, intent, desc string, risk runtime.Risk, params string, says ...string) *runtime.Macro {
+		m := &runtime.Macro{Name: name, Intent: intent, Description: desc, Risk: risk, Params: json.RawMessage(params), Handler: Noop}
 		for _, s := range says {
-			m.Examples = append(m.Examples, Example{Say: s, Args: json.RawMessage(`{}`)})
+			m.Examples = append(m.Examples, runtime.Example{Say: s, Args: json.RawMessage(`{}`)})
 		}
 		return m
 	}
-	return []*Macro{
+	return []*runtime.Macro{
 		mk("triage_pull_request",
 			"triage a GitHub pull request: classify the change, suggest labels and a priority, optionally apply them",
 			"Reads the pull request's title, body, changed files and checks, then proposes a type, a size, labels and a priority. Labels are only set when apply is true.",
-			RiskAct, `{"type":"object","required":["owner","repo","number"],"properties":{`+ownerRepo+`,
+			runtime.RiskAct, `{"type":"object","required":["owner","repo","number"],"properties":{`+ownerRepo+`,
 "number":{"type":"integer","minimum":1,"description":"pull request number"},
 "apply":{"type":"boolean","default":false,"description":"set the suggested labels on the pull request"}}}`,
 			"triage pull request 512 in kubernetes/kubernetes",
@@ -50,7 +39,7 @@ func coreMacros() []*Macro {
 		mk("triage_issue",
 			"triage a GitHub issue: classify it as a bug, feature request or question, suggest labels and a priority, optionally apply them",
 			"Reads the issue's title, body and comments, then proposes a kind, labels and a priority. Labels are only set when apply is true.",
-			RiskAct, `{"type":"object","required":["owner","repo","number"],"properties":{`+ownerRepo+`,
+			runtime.RiskAct, `{"type":"object","required":["owner","repo","number"],"properties":{`+ownerRepo+`,
 "number":{"type":"integer","minimum":1,"description":"issue number"},
 "apply":{"type":"boolean","default":false,"description":"set the suggested labels on the issue"}}}`,
 			"triage issue 4410 in vercel/next.js",
@@ -59,7 +48,7 @@ func coreMacros() []*Macro {
 		mk("generate_release_notes",
 			"write release notes for the changes between two refs of a GitHub repository",
 			"Lists the pull requests merged between base and head and groups them into features, fixes and other changes, as Markdown.",
-			RiskRead, `{"type":"object","required":["owner","repo","base","head"],"properties":{`+ownerRepo+`,
+			runtime.RiskRead, `{"type":"object","required":["owner","repo","base","head"],"properties":{`+ownerRepo+`,
 "base":{"type":"string","description":"older ref: tag, branch or commit"},
 "head":{"type":"string","description":"newer ref: tag, branch or commit"},
 "headingLevel":{"type":"integer","minimum":1,"maximum":6,"default":2,"description":"Markdown heading level of the sections"}}}`,
@@ -69,7 +58,7 @@ func coreMacros() []*Macro {
 		mk("close_stale_issues",
 			"find stale GitHub issues with no recent activity and close them, as a dry run unless told to apply",
 			"Finds open issues older than minDaysOpen days with at most maxComments comments, skipping excluded labels. Lists them unless apply is true, then comments on and closes each one.",
-			RiskDangerous, `{"type":"object","required":["owner","repo"],"properties":{`+ownerRepo+`,
+			runtime.RiskDangerous, `{"type":"object","required":["owner","repo"],"properties":{`+ownerRepo+`,
 "minDaysOpen":{"type":"integer","minimum":1,"default":90,"description":"only issues open at least this many days"},
 "maxComments":{"type":"integer","minimum":0,"default":3,"description":"only issues with at most this many comments"},
 "excludeLabels":{"type":"array","items":{"type":"string"},"default":["bug","security","pinned","good first issue"],"description":"never close issues with these labels"},
@@ -81,7 +70,7 @@ func coreMacros() []*Macro {
 		mk("suggest_reviewers",
 			"suggest who should review a GitHub pull request",
 			"Ranks people by how often and how recently they changed the files the pull request touches, leaving out its author.",
-			RiskRead, `{"type":"object","required":["owner","repo","number"],"properties":{`+ownerRepo+`,
+			runtime.RiskRead, `{"type":"object","required":["owner","repo","number"],"properties":{`+ownerRepo+`,
 "number":{"type":"integer","minimum":1,"description":"pull request number"},
 "max":{"type":"integer","minimum":1,"maximum":10,"default":3,"description":"how many reviewers to suggest"}}}`,
 			"who should review PR 88 in apache/kafka?",
@@ -90,7 +79,7 @@ func coreMacros() []*Macro {
 		mk("capture_workflow_log",
 			"open a GitHub Actions workflow run in the browser and capture its log",
 			"Opens the run's page, expands the failed job steps and returns the log text, cut to maxChars characters.",
-			RiskRead, `{"type":"object","required":["owner","repo","runId"],"properties":{`+ownerRepo+`,
+			runtime.RiskRead, `{"type":"object","required":["owner","repo","runId"],"properties":{`+ownerRepo+`,
 "runId":{"type":"integer","minimum":1,"description":"workflow run id"},
 "maxChars":{"type":"integer","minimum":1,"default":50000,"description":"cut the log to this many characters"}}}`,
 			"get the log of workflow run 9876543210 in acme/api",
@@ -98,13 +87,13 @@ func coreMacros() []*Macro {
 			"capture the build log from GitHub Actions run 55501 on foo/bar"),
 		mk("login", "sign in to the back office with a username and a password",
 			"Signs in on the login page and checks that the customer list opened.",
-			RiskAct, `{"type":"object","required":["username","password"],"properties":{
+			runtime.RiskAct, `{"type":"object","required":["username","password"],"properties":{
 "username":{"type":"string","minLength":1,"description":"the account name"},
 "password":{"type":"string","minLength":1,"description":"the account password"}}}`,
 			"log in as admin with password demo-password"),
 		mk("add_customer", "add a customer record with a name, an email and a tier",
 			"Opens the New customer dialog, fills it in and saves. Passes only when the server accepted the POST, the list grew by one row and the email shows up.",
-			RiskAct, `{"type":"object","required":["name","email"],"properties":{
+			runtime.RiskAct, `{"type":"object","required":["name","email"],"properties":{
 "name":{"type":"string","minLength":1,"description":"full name"},
 "email":{"type":"string","format":"email","description":"contact email"},
 "tier":{"type":"string","enum":["free","pro","enterprise"],"default":"free","description":"pricing tier"}}}`,
@@ -112,31 +101,29 @@ func coreMacros() []*Macro {
 			"new customer Grace Hopper with email grace@navy.example"),
 		mk("find_customer", "search customers by name or email and list the matches",
 			"Types the query into the customer search and reads the rows that remain.",
-			RiskRead, `{"type":"object","required":["query"],"properties":{
+			runtime.RiskRead, `{"type":"object","required":["query"],"properties":{
 "query":{"type":"string","minLength":1,"description":"part of a name or an email"}}}`,
 			"find ada", "look up the customer with email ops@initech.example"),
 		mk("list_orders", "list orders, optionally only those with a given status, and count them",
 			"Filters the order list by status and reads the first page of rows and the summary line.",
-			RiskRead, `{"type":"object","properties":{
+			runtime.RiskRead, `{"type":"object","properties":{
 "status":{"type":"string","enum":["all","pending","paid","shipped","cancelled"],"default":"all","description":"which orders to show"}}}`,
 			"how many orders are pending?", "show me all orders"),
 		mk("update_settings", "turn email notifications, the weekly report and dark mode on or off",
 			"Sets the three settings checkboxes and saves; passes when the server stored them.",
-			RiskAct, `{"type":"object","required":["email_notifications","weekly_report","dark_mode"],"properties":{
+			runtime.RiskAct, `{"type":"object","required":["email_notifications","weekly_report","dark_mode"],"properties":{
 "email_notifications":{"type":"boolean"},"weekly_report":{"type":"boolean"},"dark_mode":{"type":"boolean"}}}`,
 			"turn on dark mode and the weekly report, no emails"),
 		mk("export_orders", "export orders with a given status through the JSON API and report how many there are",
 			"Calls the export endpoint directly (no page) and returns the count and the order ids.",
-			RiskRead, `{"type":"object","properties":{
+			runtime.RiskRead, `{"type":"object","properties":{
 "status":{"type":"string","enum":["all","pending","paid","shipped","cancelled"],"default":"all"}}}`,
 			"export all shipped orders"),
 	}
 }
 
-// githubCore names the six benchmark macros.
-var githubCore = []string{"triage_pull_request", "triage_issue", "generate_release_notes", "close_stale_issues", "suggest_reviewers", "capture_workflow_log"}
-
-// ---- the synthetic distractors
+// GitHubCore names the six benchmark macros.
+var GitHubCore = []string{"triage_pull_request", "triage_issue", "generate_release_notes", "close_stale_issues", "suggest_reviewers", "capture_workflow_log"}
 
 // synDomain is a business area with its own system and vocabulary.
 type synDomain struct {
@@ -771,14 +758,14 @@ func (r *synRand) pick(vs []string) string { return vs[r.intn(len(vs))] }
 // synMacros builds every synthetic macro, in a fixed shuffled order, leaving
 // out names the core already has (a real registry would not hold two
 // list_orders).
-func synMacros() []*Macro {
+func synMacros() []*runtime.Macro {
 	taken := map[string]bool{}
-	for _, m := range coreMacros() {
+	for _, m := range Core() {
 		taken[m.Name] = true
 	}
-	var out []*Macro
+	var out []*runtime.Macro
 	r := synRand(42)
-	add := func(m *Macro) {
+	add := func(m *runtime.Macro) {
 		if taken[m.Name] {
 			return
 		}
@@ -796,9 +783,9 @@ func synMacros() []*Macro {
 			}
 		}
 		for _, c := range d.custom {
-			m := &Macro{Name: c.name, Intent: c.intent, Description: c.desc, Risk: RiskAct, Params: json.RawMessage(c.params), Handler: catalogNoop}
+			m := &runtime.Macro{Name: c.name, Intent: c.intent, Description: c.desc, Risk: runtime.RiskAct, Params: json.RawMessage(c.params), Handler: Noop}
 			for _, s := range c.says {
-				m.Examples = append(m.Examples, Example{Say: s, Args: json.RawMessage(`{}`)})
+				m.Examples = append(m.Examples, runtime.Example{Say: s, Args: json.RawMessage(`{}`)})
 			}
 			add(m)
 		}
@@ -810,7 +797,7 @@ func synMacros() []*Macro {
 	return out
 }
 
-func synMacro(d synDomain, o synObject, vkey string, v synVerb, r *synRand) *Macro {
+func synMacro(d synDomain, o synObject, vkey string, v synVerb, r *synRand) *runtime.Macro {
 	// The plural name part: the display plural when the key spells the
 	// display name (saved_reply -> saved_replies), else the key plus -s.
 	snake := strings.NewReplacer(" ", "_", "-", "_")
@@ -819,16 +806,16 @@ func synMacro(d synDomain, o synObject, vkey string, v synVerb, r *synRand) *Mac
 		keys = snake.Replace(strings.ToLower(o.many))
 	}
 	name := strings.NewReplacer("{keys}", keys, "{key}", o.key).Replace(v.name)
-	risk := RiskAct
+	risk := runtime.RiskAct
 	switch vkey {
 	case "list", "get", "search", "export", "report":
-		risk = RiskRead
+		risk = runtime.RiskRead
 	case "delete", "merge":
-		risk = RiskDangerous
+		risk = runtime.RiskDangerous
 	}
 	fixed := strings.NewReplacer("{one}", o.one, "{many}", o.many, "{sys}", d.sys, "{ext}", d.ext)
-	m := &Macro{Name: name, Intent: fixed.Replace(v.intent), Description: fixed.Replace(v.desc), Risk: risk,
-		Params: json.RawMessage(v.params(o, d)), Handler: catalogNoop}
+	m := &runtime.Macro{Name: name, Intent: fixed.Replace(v.intent), Description: fixed.Replace(v.desc), Risk: risk,
+		Params: json.RawMessage(v.params(o, d)), Handler: Noop}
 	if d.key == "github" && vkey != "list" {
 		m.Params = json.RawMessage(strings.Replace(string(m.Params), `"properties":{`,
 			`"properties":{"owner":{"type":"string","description":"repository owner"},"repo":{"type":"string","description":"repository name"},`, 1))
@@ -848,7 +835,7 @@ func synMacro(d synDomain, o synObject, vkey string, v synVerb, r *synRand) *Mac
 	}
 	for _, ti := range order[:n] {
 		say := fillSay(v.says[ti], d, o, r)
-		m.Examples = append(m.Examples, Example{Say: say, Args: json.RawMessage(`{}`)})
+		m.Examples = append(m.Examples, runtime.Example{Say: say, Args: json.RawMessage(`{}`)})
 	}
 	return m
 }
@@ -880,11 +867,11 @@ func fillSay(tmpl string, d synDomain, o synObject, r *synRand) string {
 	).Replace(tmpl)
 }
 
-// synRegistry is a registry of n macros: the first min(n, 12) of the core,
+// Registry is a registry of n macros: the first min(n, 12) of the core,
 // the rest synthetic distractors.
-func synRegistry(tb testing.TB, n int) *Registry {
+func Registry(tb testing.TB, n int) *runtime.Registry {
 	tb.Helper()
-	core := coreMacros()
+	core := Core()
 	if n < len(core) {
 		core = core[:n]
 	}
@@ -894,485 +881,9 @@ func synRegistry(tb testing.TB, n int) *Registry {
 	} else {
 		core = append(core, syn[:need]...)
 	}
-	r, err := NewRegistry(core...)
+	r, err := runtime.NewRegistry(core...)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return r
-}
-
-// ---- measurement
-
-// recallLOO is the leave-one-out recall@k for each k in ks: for every
-// example of every macro, the fraction of held-out requests whose macro is
-// among the top k of a catalog indexed without that example.
-func recallLOO(c *Catalog, ks []int) []float64 {
-	hits := make([]int, len(ks))
-	total := 0
-	for doc, m := range c.macros {
-		for ex := range m.Examples {
-			loo := c.withoutExample(doc, ex)
-			total++
-			for i, k := range ks {
-				for _, s := range loo.Select(m.Examples[ex].Say, k) {
-					if s == m {
-						hits[i]++
-						break
-					}
-				}
-			}
-		}
-	}
-	out := make([]float64, len(ks))
-	for i := range ks {
-		out[i] = float64(hits[i]) / float64(total)
-	}
-	return out
-}
-
-// coreRecallLOO is leave-one-out recall@k over the core macros' examples
-// only: real macros among their synthetic near neighbours.
-func coreRecallLOO(c *Catalog, k int) float64 {
-	core := map[string]bool{}
-	for _, m := range coreMacros() {
-		core[m.Name] = true
-	}
-	hits, total := 0, 0
-	for doc, m := range c.macros {
-		if !core[m.Name] {
-			continue
-		}
-		for ex := range m.Examples {
-			total++
-			for _, s := range c.withoutExample(doc, ex).Select(m.Examples[ex].Say, k) {
-				if s == m {
-					hits++
-					break
-				}
-			}
-		}
-	}
-	return float64(hits) / float64(total)
-}
-
-type benchTask struct {
-	ID       string `json:"id"`
-	Prompt   string `json:"prompt"`
-	Expected struct {
-		Tool *string `json:"tool"`
-	} `json:"expected"`
-}
-
-// loadBenchTasks reads the benchmark requests that expect a macro.
-func loadBenchTasks(tb testing.TB) []benchTask {
-	tb.Helper()
-	files, _ := filepath.Glob(filepath.Join(benchTasksDir, "*.jsonl"))
-	if len(files) == 0 {
-		tb.Skipf("no benchmark tasks in %s", benchTasksDir)
-	}
-	var tasks []benchTask
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		sc := bufio.NewScanner(fh)
-		for sc.Scan() {
-			if strings.TrimSpace(sc.Text()) == "" {
-				continue
-			}
-			var t benchTask
-			if err := json.Unmarshal(sc.Bytes(), &t); err != nil {
-				tb.Fatalf("%s: %v", f, err)
-			}
-			if t.Expected.Tool != nil {
-				tasks = append(tasks, t)
-			}
-		}
-		fh.Close()
-		if err := sc.Err(); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return tasks
-}
-
-// benchRecall is the fraction of tasks whose expected macro is in the top k,
-// and the tasks that missed.
-func benchRecall(c *Catalog, tasks []benchTask, k int) (float64, []string) {
-	var missed []string
-	for _, t := range tasks {
-		found := false
-		for _, m := range c.Select(t.Prompt, k) {
-			if m.Name == *t.Expected.Tool {
-				found = true
-				break
-			}
-		}
-		if !found {
-			missed = append(missed, fmt.Sprintf("%s %q (want %s)", t.ID, t.Prompt, *t.Expected.Tool))
-		}
-	}
-	return 1 - float64(len(missed))/float64(len(tasks)), missed
-}
-
-// catalogFraming is the text a router adds around a partial catalog; it is
-// counted in the prompt budget with the tools themselves.
-const catalogFraming = "Call exactly one of the tools below, or answer in plain text if none fits. " +
-	"These are the 8 most relevant of 1000 available macros; if none fits the request, say so."
-
-// toolCosts is ToolTokens of every macro of r, by name.
-func toolCosts(r *Registry) map[string]int {
-	out := map[string]int{}
-	for _, t := range r.Tools() {
-		out[t.Name] = ToolTokens(t)
-	}
-	return out
-}
-
-// catalogTokens is what a set of macros costs in a request, framing included.
-func catalogTokens(costs map[string]int, ms []*Macro) int {
-	n := EstimateTokens(catalogFraming)
-	for _, m := range ms {
-		n += costs[m.Name]
-	}
-	return n
-}
-
-// ---- tests
-
-func TestSynRegistry(t *testing.T) {
-	for _, n := range []int{10, 100, 1000} {
-		r := synRegistry(t, n)
-		if r.Len() != n {
-			t.Fatalf("registry of %d has %d macros", n, r.Len())
-		}
-		for _, name := range githubCore {
-			if _, ok := r.Lookup(name); !ok {
-				t.Errorf("registry of %d lacks core macro %s", n, name)
-			}
-		}
-		for _, m := range r.List() {
-			if m.Intent == "" || m.Description == "" || len(m.Examples) == 0 || len(m.Params) == 0 {
-				t.Errorf("macro %s is incomplete", m.Name)
-			}
-		}
-	}
-	if a, b := synRegistry(t, 1000).Tools(), synRegistry(t, 1000).Tools(); fmt.Sprint(a) != fmt.Sprint(b) {
-		t.Error("synthetic registry is not deterministic")
-	}
-}
-
-func TestStem(t *testing.T) {
-	cases := []struct{ in, want string }{
-		{"close", "clos"}, {"closes", "clos"}, {"closed", "clos"}, {"closing", "clos"},
-		{"issue", "issu"}, {"issues", "issu"}, {"queries", "query"}, {"replied", "reply"},
-		{"running", "run"}, {"tagged", "tag"}, {"installed", "install"}, {"boxes", "box"},
-		{"matches", "match"}, {"status", "status"}, {"access", "access"}, {"need", "need"},
-		{"speed", "speed"}, {"settings", "set"}, {"free", "free"}, {"pr", "pr"}, {"log", "log"}, {"who", "who"},
-	}
-	for _, tc := range cases {
-		if got := string(stemTerm([]byte(tc.in))); got != tc.want {
-			t.Errorf("stemTerm(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
-func TestScanTerms(t *testing.T) {
-	cases := []struct {
-		in    string
-		camel bool
-		want  string
-	}{
-		{"triage_pull_request", false, "triag pull request"},
-		{"Close the stale issues in acme/widgets!", false, "clos stal issu acm widget"},
-		{"minDaysOpen", true, "min day open"},
-		{"minDaysOpen", false, "mindaysopen"},
-		{"triage PR #1234 in microsoft/vscode", false, "triag pr microsoft vscod"},
-		{"v2 of the repo, 42 x", false, "v2 repo"},
-		{"Größe ÄNDERN", false, "größ ändern"},
-		{"", false, ""},
-	}
-	for _, tc := range cases {
-		var tb termBuf
-		var got []string
-		tb.scan(tc.in, tc.camel, func(b []byte) { got = append(got, string(b)) })
-		if s := strings.Join(got, " "); s != tc.want {
-			t.Errorf("scan(%q, %v) = %q, want %q", tc.in, tc.camel, s, tc.want)
-		}
-	}
-}
-
-func TestSelectSmallAndAll(t *testing.T) {
-	r := synRegistry(t, 100)
-	c := NewCatalog(r)
-	names := func(ms []*Macro) []string {
-		var out []string
-		for _, m := range ms {
-			out = append(out, m.Name)
-		}
-		return out
-	}
-	all := names(r.List())
-	cases := []struct {
-		name string
-		k    int
-		want int
-	}{
-		{"k zero", 0, 100}, {"k negative", -3, 100}, {"k equals N", 100, 100}, {"k above N", 500, 100}, {"k below N", 8, 8},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got := names(c.Select("triage PR 12 in acme/api", tc.k))
-			if len(got) != tc.want {
-				t.Fatalf("got %d macros, want %d", len(got), tc.want)
-			}
-			if tc.want == 100 && strings.Join(got, ",") != strings.Join(all, ",") {
-				t.Error("all macros not in name order")
-			}
-		})
-	}
-	if got := names(c.Select("triage PR 12 in acme/api", 3)); got[0] != "triage_pull_request" {
-		t.Errorf("top macro %v, want triage_pull_request first", got)
-	}
-	// Nothing matches: the first k by name.
-	if got := names(c.Select("zzzz qqqq", 3)); strings.Join(got, ",") != strings.Join(all[:3], ",") {
-		t.Errorf("no-match select %v, want %v", got, all[:3])
-	}
-}
-
-func TestSelectDeterministic(t *testing.T) {
-	r := synRegistry(t, 1000)
-	shuffled := r.List()
-	for i := range shuffled {
-		j := (i * 7919) % len(shuffled)
-		shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
-	}
-	r2, err := NewRegistry(shuffled...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, b := NewCatalog(r), NewCatalog(r2)
-	for _, q := range []string{"triage PR 12 in acme/api", "list the invoices", "export all shipped orders", "close", ""} {
-		want := fmt.Sprint(a.Scores(q))
-		if got := fmt.Sprint(b.Scores(q)); got != want {
-			t.Errorf("Scores(%q) differs between builds", q)
-		}
-		first := fmt.Sprint(a.Select(q, 8))
-		for range 3 {
-			if got := fmt.Sprint(a.Select(q, 8)); got != first {
-				t.Errorf("Select(%q) differs between calls", q)
-			}
-		}
-		sel, sc := a.Select(q, 8), a.Scores(q)
-		for i := range sel {
-			if sel[i].Name != sc[i].Name {
-				t.Errorf("Select(%q)[%d] = %s, Scores has %s", q, i, sel[i].Name, sc[i].Name)
-			}
-		}
-	}
-}
-
-func TestWithoutExampleMatchesRebuild(t *testing.T) {
-	r := synRegistry(t, 100)
-	c := NewCatalog(r)
-	for doc, m := range c.macros[:20] {
-		for ex := range m.Examples {
-			loo := c.withoutExample(doc, ex)
-			// The same catalog built from a registry whose macro lacks that example.
-			ms := r.List()
-			ms[doc] = &Macro{Name: m.Name, Intent: m.Intent, Description: m.Description, Params: m.Params, Risk: m.Risk, Handler: catalogNoop,
-				Examples: append(append([]Example(nil), m.Examples[:ex]...), m.Examples[ex+1:]...)}
-			r2, err := NewRegistry(ms...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := NewCatalog(r2)
-			q := m.Examples[ex].Say
-			if g, w := fmt.Sprint(loo.Scores(q)), fmt.Sprint(want.Scores(q)); g != w {
-				t.Fatalf("%s example %d: leave-one-out scores differ from a rebuild", m.Name, ex)
-			}
-		}
-	}
-}
-
-// cl100kCounts are token counts from OpenAI's cl100k_base tokenizer (the
-// base vocabulary of Qwen2.5 and Llama 3), measured once outside the test:
-// the tools entries of the core macros exactly as ToolTokens marshals them,
-// and a few free texts.
-var (
-	cl100kTools = map[string]int{
-		"add_customer": 131, "capture_workflow_log": 140, "close_stale_issues": 245, "export_orders": 81,
-		"find_customer": 73, "generate_release_notes": 161, "list_orders": 86, "login": 89,
-		"suggest_reviewers": 133, "triage_issue": 150, "triage_pull_request": 154, "update_settings": 84,
-	}
-	cl100kTexts = []struct {
-		text   string
-		cl100k int
-	}{
-		{catalogFraming, 40},
-		{"Please export every invoice that is still unpaid after thirty days, and email the list to finance.", 19},
-		{"who should look at the failing build on the release branch?", 12},
-		{"Schedule a 30-minute call with Priya and Marcus next Tuesday at 10am.", 18},
-		{"func (c *Catalog) Len() int { return len(c.macros) }", 17},
-		{"Größe ändern: 12 Einträge gefunden.", 12},
-	}
-)
-
-func TestEstimateTokens(t *testing.T) {
-	r, err := NewRegistry(coreMacros()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sumGot, sumWant int
-	for _, tool := range r.Tools() {
-		want := cl100kTools[tool.Name]
-		got := ToolTokens(tool)
-		sumGot, sumWant = sumGot+got, sumWant+want
-		if d := float64(got-want) / float64(want); d > 0.15 || d < -0.15 {
-			t.Errorf("ToolTokens(%s) = %d, cl100k %d (%+.0f%%)", tool.Name, got, want, 100*d)
-		}
-	}
-	// Budgets add entries up, and the errors of single entries mostly cancel.
-	if d := float64(sumGot-sumWant) / float64(sumWant); d > 0.03 || d < -0.03 {
-		t.Errorf("ToolTokens over the core = %d, cl100k %d (%+.1f%%)", sumGot, sumWant, 100*d)
-	}
-	for _, tc := range cl100kTexts {
-		got := EstimateTokens(tc.text)
-		if d := float64(got-tc.cl100k) / float64(tc.cl100k); d > 0.25 || d < -0.25 {
-			t.Errorf("EstimateTokens(%.40q) = %d, cl100k %d (%+.0f%%)", tc.text, got, tc.cl100k, 100*d)
-		}
-	}
-	if EstimateTokens("") != 0 {
-		t.Error("the empty string costs tokens")
-	}
-	if got := ToolTokens(Tool{Name: "x", InputSchema: json.RawMessage(`{not json`)}); got <= 0 {
-		t.Errorf("ToolTokens of an invalid schema = %d", got)
-	}
-}
-
-// TestCatalogFigures checks retrieval quality and prompt size, and logs the
-// table in docs/catalog.md (go test ./runtime -run TestCatalogFigures -v
-// -catalog.table adds Select ns/op).
-func TestCatalogFigures(t *testing.T) {
-	type row struct {
-		label             string
-		allTok, topTok    int
-		r1, r4, r8, core8 float64
-		bench8            float64
-		ns                string
-	}
-	var tasks []benchTask
-	if _, err := os.Stat(benchTasksDir); err == nil {
-		tasks = loadBenchTasks(t)
-	} else {
-		t.Logf("no benchmark tasks at %s: bench recall not measured", benchTasksDir)
-	}
-	measure := func(label string, r *Registry, c *Catalog) row {
-		costs := toolCosts(r)
-		rec := recallLOO(c, []int{1, 4, 8})
-		w := row{label: label, allTok: catalogTokens(costs, r.List()), r1: rec[0], r4: rec[1], r8: rec[2], bench8: -1, ns: "-"}
-		w.core8 = coreRecallLOO(c, 8)
-		// The most expensive top-8 over every example request.
-		for _, m := range r.List() {
-			for _, ex := range m.Examples {
-				w.topTok = max(w.topTok, catalogTokens(costs, c.Select(ex.Say, DefaultCatalogK)))
-			}
-		}
-		if tasks != nil {
-			var missed []string
-			w.bench8, missed = benchRecall(c, tasks, DefaultCatalogK)
-			if r.Len() == 1000 && c.famScale != 0 {
-				for _, m := range missed {
-					t.Logf("bench miss: %s", m)
-				}
-			}
-		}
-		if *catalogTable {
-			q := "close stale issues in acme/widgets older than 180 days"
-			res := testing.Benchmark(func(b *testing.B) {
-				for b.Loop() {
-					c.Select(q, DefaultCatalogK)
-				}
-			})
-			w.ns = fmt.Sprintf("%d", res.NsPerOp())
-		}
-		return w
-	}
-	var rows []row
-	for _, n := range []int{10, 100, 1000} {
-		r := synRegistry(t, n)
-		c := NewCatalog(r)
-		w := measure(fmt.Sprint(n), r, c)
-		rows = append(rows, w)
-		if n != 1000 {
-			continue
-		}
-		if w.r8 < looRecallBar {
-			t.Errorf("recall@8 leave-one-out at %d macros = %.3f, want >= %.2f", n, w.r8, looRecallBar)
-		}
-		if w.topTok > 2000 {
-			t.Errorf("top-8 catalog at %d macros costs %d tokens, want <= 2000", n, w.topTok)
-		}
-		if tasks != nil && w.bench8 < benchRecallBar {
-			t.Errorf("recall@8 on %d benchmark requests = %.3f, want >= %.2f", len(tasks), w.bench8, benchRecallBar)
-		}
-		// Ablation: the same index without family scores.
-		c.famScale = 0
-		rows = append(rows, measure("1000, no families", r, c))
-	}
-	var sb strings.Builder
-	sb.WriteString("\n| macros | tokens, all | tokens, top-8 (max) | recall@1 LOO | recall@4 LOO | recall@8 LOO | core recall@8 LOO | bench recall@8 | Select ns/op |\n|---|---|---|---|---|---|---|---|---|\n")
-	for _, w := range rows {
-		bench := "-"
-		if w.bench8 >= 0 {
-			bench = fmt.Sprintf("%.3f", w.bench8)
-		}
-		fmt.Fprintf(&sb, "| %s | %d | %d | %.3f | %.3f | %.3f | %.3f | %s | %s |\n", w.label, w.allTok, w.topTok, w.r1, w.r4, w.r8, w.core8, bench, w.ns)
-	}
-	t.Log(sb.String())
-}
-
-// Recall bars at 1,000 macros (docs/catalog.md explains how they were set).
-const (
-	looRecallBar   = 0.95
-	benchRecallBar = 0.92
-)
-
-// TestCatalogScoresOrder checks Scores sorts by score, then name.
-func TestCatalogScoresOrder(t *testing.T) {
-	c := NewCatalog(synRegistry(t, 100))
-	sc := c.Scores("list the open invoices")
-	if !sort.SliceIsSorted(sc, func(i, j int) bool {
-		return sc[i].Score > sc[j].Score || sc[i].Score == sc[j].Score && sc[i].Name < sc[j].Name
-	}) {
-		t.Error("Scores not sorted by score, then name")
-	}
-}
-
-// TestSelectConcurrent checks that concurrent turns share one catalog safely
-// (run with -race) and get what a lone caller gets.
-func TestSelectConcurrent(t *testing.T) {
-	c := NewCatalog(synRegistry(t, 100))
-	want := make([]string, len(benchQueries))
-	for i, q := range benchQueries {
-		want[i] = fmt.Sprint(c.Select(q, DefaultCatalogK))
-	}
-	var wg sync.WaitGroup
-	errs := make(chan string, 8*len(benchQueries))
-	for g := range 8 {
-		wg.Go(func() {
-			for i := range benchQueries {
-				q := benchQueries[(i+g)%len(benchQueries)]
-				if got := fmt.Sprint(c.Select(q, DefaultCatalogK)); got != want[(i+g)%len(benchQueries)] {
-					errs <- q
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for q := range errs {
-		t.Errorf("concurrent Select(%q) differs", q)
-	}
 }

@@ -1,4 +1,4 @@
-package runtime
+package route
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/macrokit/macrokit-go/llm"
+	"github.com/macrokit/macrokit-go/runtime"
 )
 
 // BailOutCode names the way a model's answer went wrong.
@@ -69,7 +70,7 @@ func DetectEscalation(userText string) *BailOut {
 // as name(args) is tool_call_as_text; a sentence that names a registered
 // macro and says to call it with arguments is prose_tool_call. A plain
 // answer returns nil.
-func DetectText(reg *Registry, text string) *BailOut {
+func DetectText(reg *runtime.Registry, text string) *BailOut {
 	clean := llm.StripNoise(text)
 	if calls, shaped := textCalls(reg, clean); shaped {
 		b := &BailOut{Code: BailToolCallAsText, Candidates: calls}
@@ -103,7 +104,7 @@ func candidateNames(cs []Candidate) []string {
 // them) with a name and arguments, {"tool_calls": [...]}, and
 // registered_name(...) call syntax. shaped is true when any tool-call
 // shape was seen, even one that could not be decoded.
-func textCalls(reg *Registry, text string) (calls []Candidate, shaped bool) {
+func textCalls(reg *runtime.Registry, text string) (calls []Candidate, shaped bool) {
 	seen := map[string]bool{}
 	add := func(c Candidate) {
 		key := c.Name + "\x00" + string(c.Args)
@@ -139,7 +140,7 @@ func textCalls(reg *Registry, text string) (calls []Candidate, shaped bool) {
 	}
 	// name(args) syntax, only for registered names: a bare word followed by
 	// a parenthesis is too common in prose otherwise.
-	for _, m := range reg.sorted {
+	for _, m := range reg.List() {
 		idx := 0
 		for {
 			j := strings.Index(text[idx:], m.Name+"(")
@@ -169,7 +170,7 @@ var callShapeRE = regexp.MustCompile(`(?is)["']?(name|tool|function)["']?\s*:.*[
 func looksLikeCallShape(frag string) bool { return callShapeRE.MatchString(frag) }
 
 // walkCalls calls fn for every tool-call shaped value in v.
-func walkCalls(reg *Registry, v any, fn func(Candidate)) {
+func walkCalls(reg *runtime.Registry, v any, fn func(Candidate)) {
 	switch x := v.(type) {
 	case []any:
 		for _, e := range x {
@@ -338,7 +339,7 @@ var callVerbRE = regexp.MustCompile(`(?i)\b(call(s|ed|ing)?|use|using|invoke|inv
 // with the argument values the text gives. A macro merely mentioned, or
 // mentioned without any argument value, does not count: "I can run
 // find_customer if you tell me a name" is a fine clarifying answer.
-func proseCalls(reg *Registry, text string) []Candidate {
+func proseCalls(reg *runtime.Registry, text string) []Candidate {
 	if !callVerbRE.MatchString(text) {
 		return nil
 	}
@@ -346,11 +347,11 @@ func proseCalls(reg *Registry, text string) []Candidate {
 	// the next macro's name, so "greet with name=A, then add_customer with
 	// name=B" gives each its own.
 	type at struct {
-		m   *Macro
+		m   *runtime.Macro
 		pos int
 	}
 	var spots []at
-	for _, m := range reg.sorted {
+	for _, m := range reg.List() {
 		if p := mentionAt(text, m.Name); p >= 0 {
 			spots = append(spots, at{m, p})
 		}
@@ -407,11 +408,8 @@ func proseParamRE(p string) (*regexp.Regexp, error) {
 
 // proseArgs extracts "param = value", "param: value", "param is value",
 // "param of value" and "param `value`" for the macro's top-level params.
-func proseArgs(m *Macro, text string) map[string]any {
-	if _, err := m.compiled(); err != nil {
-		return nil
-	}
-	props, _ := m.rawParams["properties"].(map[string]any)
+func proseArgs(m *runtime.Macro, text string) map[string]any {
+	props, _ := paramsOf(m)["properties"].(map[string]any)
 	names := make([]string, 0, len(props))
 	for k := range props {
 		names = append(names, k)

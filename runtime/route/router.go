@@ -1,4 +1,4 @@
-package runtime
+package route
 
 import (
 	"context"
@@ -8,8 +8,13 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
+	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/llm"
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/explore"
+	"github.com/macrokit/macrokit-go/runtime/route/catalog"
 )
 
 // Router defaults.
@@ -34,99 +39,14 @@ const SystemPrompt = `You route requests to tools. Rules:
 2. Never invent a tool or an argument value. Do not explain or plan; do not write a tool call as text.
 3. If no tool fits, or a required value is missing, answer in one short plain sentence.`
 
-// ExplorePrompt is the system prompt of explore mode: do the workflow step
-// by step with the raw tools, unless one macro does all of it.
-const ExplorePrompt = `You operate a web site for the user, one tool call at a time. Rules:
-1. If one of the macros (the tools not named page_* or http_request) does the whole request, call it with values from the user's words.
-2. Otherwise work step by step: page_goto, then page_snapshot to see the page, then page_click, page_fill, page_select, page_check or page_press with a target copied from the snapshot, such as {"role":"button","name":"Save"} or {"label":"Email"}. Take values from the user's words; never invent them.
-3. Read every result. If a call failed, read its error, then take another target or a fresh page_snapshot; do not repeat the same call.
-4. When the request is done, or cannot be done, answer in one or two plain sentences saying what happened. Never write a tool call as text.`
-
 // summaryPrompt asks for the one-line summary after a tool result.
 const summaryPrompt = `Answer in one short line that states only what the tool result above says. Do not call tools.`
-
-// Decision is how a turn ended.
-type Decision string
-
-// Turn decisions.
-const (
-	// DecisionReplied: the model answered in text and nothing ran.
-	DecisionReplied Decision = "replied"
-	// DecisionDispatched: the model's native call ran (see Outcome.OK).
-	DecisionDispatched Decision = "dispatched"
-	// DecisionSalvaged: a flagged answer yielded one call that ran.
-	DecisionSalvaged Decision = "salvaged"
-	// DecisionBailedOut: the detector fired and nothing could safely run.
-	DecisionBailedOut Decision = "bailed_out"
-	// DecisionFailed: the model could not be reached (see Err).
-	DecisionFailed Decision = "failed"
-	// DecisionExplored: an explore turn made calls (see Calls) and ended
-	// with the model's answer.
-	DecisionExplored Decision = "explored"
-	// DecisionStepCap: an explore turn reached MaxExploreSteps calls
-	// before the model answered.
-	DecisionStepCap Decision = "step_cap"
-)
-
-// TurnCall is one call a turn made: a macro, or a raw tool in explore mode.
-type TurnCall struct {
-	ID   string          `json:"id"`
-	Name string          `json:"name"`
-	Args json.RawMessage `json:"args"` // secrets redacted
-	Raw  bool            `json:"raw,omitempty"`
-	OK   bool            `json:"ok"`
-	// Result is the call's result when OK; Error says why not.
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  *CallError      `json:"error,omitempty"`
-}
-
-// CatalogInfo describes the macros a turn offered to the model.
-type CatalogInfo struct {
-	Size    int      `json:"size"`    // registered macros
-	Offered []string `json:"offered"` // offered this turn, relevance order
-	Tokens  int      `json:"tokens"`  // estimated prompt tokens of the offered tools
-}
-
-// TurnResult is everything one routed turn did.
-type TurnResult struct {
-	Turn     int      `json:"turn"`
-	Request  string   `json:"request"`
-	Decision Decision `json:"decision"`
-	// Macro and Args: the call the turn resolved to. Set when a macro ran,
-	// and also when a call was refused only for its arguments (Outcome is
-	// then nil), so an eval can tell "right macro, bad arguments" apart.
-	Macro   string          `json:"macro,omitempty"`
-	Args    json.RawMessage `json:"args,omitempty"`
-	Repairs []Repair        `json:"repairs,omitempty"`
-	Outcome *Outcome        `json:"outcome,omitempty"`
-	// Reply is the text for the user.
-	Reply     string    `json:"reply"`
-	BailOuts  []BailOut `json:"bail_outs,omitempty"`
-	Escalated bool      `json:"escalated,omitempty"`
-	// Model is the model whose answer decided the turn.
-	Model        string        `json:"model"`
-	ModelCalls   int           `json:"model_calls"`
-	ModelLatency time.Duration `json:"model_latency"`
-	Usage        llm.Usage     `json:"usage"`
-	Catalog      CatalogInfo   `json:"catalog"`
-	// Overhead is the router's own time: everything but model calls and
-	// the macro run.
-	Overhead time.Duration `json:"overhead"`
-	// Explore is set for a turn of explore mode; Calls lists the calls the
-	// turn made, in order (at most one outside explore mode).
-	Explore bool       `json:"explore,omitempty"`
-	Calls   []TurnCall `json:"calls,omitempty"`
-	Err     error      `json:"-"`
-}
-
-// Dispatched reports whether a macro ran (successfully or not).
-func (t *TurnResult) Dispatched() bool { return t.Outcome != nil }
 
 // Router turns one user message into at most one macro call. It holds no
 // conversation state: that is a Conversation's.
 type Router struct {
-	Registry   *Registry
-	Dispatcher *Dispatcher
+	Registry   *runtime.Registry
+	Dispatcher *runtime.Dispatcher
 	Model      llm.Model
 	// Fallback, when set, gets the turn when the detector fires on the
 	// primary model's answer, when the primary fails, or when the user asks
@@ -134,49 +54,67 @@ type Router struct {
 	Fallback llm.Model
 	// SalvageApprover decides whether a salvaged call to an act or
 	// dangerous macro may run; nil means only read macros are salvaged.
-	SalvageApprover Approver
+	SalvageApprover runtime.Approver
 	// Log receives every step of the turn (optional; the Dispatcher's own
 	// log is used when nil).
-	Log *SessionLog
-	// CatalogThreshold and TopK configure retrieval (0: defaults).
-	CatalogThreshold int
-	TopK             int
+	Log *runtime.SessionLog
+	// System overrides SystemPrompt.
+	System string
 	// History is the number of earlier messages a turn carries (0: default;
 	// negative: none).
 	History int
 	// MaxModelCalls caps model calls per turn (0: default).
 	MaxModelCalls int
-	// System overrides SystemPrompt.
-	System string
-	// NoSummary skips the model's one-line summary after a call; the reply
-	// is then rendered from the outcome alone. Evals use it.
-	NoSummary bool
-	// DryRun validates calls and records them without running handlers.
-	DryRun bool
 	// Stream, when set, makes every model request of a turn a streamed one
 	// and receives the summary's text deltas as they arrive.
 	Stream func(delta string)
-	// Explore offers the raw primitive tools (RawTools) next to the
-	// macros and makes a turn an agent loop: model, one call, its result
-	// back to the model, until the model answers in text or
-	// MaxExploreSteps calls ran. Raw calls are logged for macrokit gate
-	// (docs/explore.md). Raw page tools share one page per conversation,
-	// opened from the Dispatcher's Pages.
-	Explore bool
-	// MaxExploreSteps caps the calls of one explore turn (0: default). In
-	// explore mode it, not MaxModelCalls, bounds the model calls.
-	MaxExploreSteps int
-	// NoGrounding turns off the check that the required values of a call to
-	// an act or dangerous macro appear in the conversation
-	// (ungrounded_arguments). Evals use it to measure the check.
-	NoGrounding bool
-	// ExploreURL is the site explore mode works on: paths in page_goto and
-	// http_request resolve against it until a page is open, and the prompt
-	// names it.
-	ExploreURL string
+	// Explore configures explore mode (off unless Explore.Enabled).
+	Explore ExploreOptions
+	// Retrieval configures which macros a turn offers.
+	Retrieval RetrievalOptions
+	// Eval holds the switches evals use to measure the router.
+	Eval EvalOptions
 
 	once    sync.Once
-	catalog *Catalog
+	catalog *catalog.Catalog
+}
+
+// ExploreOptions configure explore mode: the explore tools (package
+// explore) offered next to the macros, and a turn that is an agent loop
+// (model, one call, its result back to the model, until the model answers
+// in text or MaxSteps calls ran). Tool calls are logged for macrokit gate
+// (docs/explore.md); the page tools share one page per conversation,
+// opened from the Dispatcher's Pages.
+type ExploreOptions struct {
+	Enabled bool
+	// MaxSteps caps the calls of one explore turn (0: default). In explore
+	// mode it, not MaxModelCalls, bounds the model calls.
+	MaxSteps int
+	// URL is the site explore mode works on: paths in page_goto and
+	// http_request resolve against it until a page is open, and the prompt
+	// names it.
+	URL string
+}
+
+// RetrievalOptions configure retrieval: above Threshold registered macros
+// a turn offers the TopK most relevant (0: the catalog's defaults).
+type RetrievalOptions struct {
+	Threshold int
+	TopK      int
+}
+
+// EvalOptions are the switches evals use.
+type EvalOptions struct {
+	// NoSummary skips the model's one-line summary after a call; the reply
+	// is then rendered from the outcome alone.
+	NoSummary bool
+	// NoGrounding turns off the check that the required values of a call
+	// to an act or dangerous macro appear in the conversation
+	// (ungrounded_arguments), to measure the check.
+	NoGrounding bool
+	// DryRun validates calls and records them without running handlers
+	// (chat --dry-run sets it too).
+	DryRun bool
 }
 
 // Conversation is one chat session's history over a Router. It is not safe
@@ -185,7 +123,7 @@ type Conversation struct {
 	r       *Router
 	turn    int
 	history []llm.Message
-	raw     *RawExecutor // explore mode's page, opened on the first page tool
+	sess    *explore.Session // explore mode's tools and page, made on first use
 	// textBail is DetectText's verdict on the latest text-only answer.
 	textBail *BailOut
 }
@@ -195,26 +133,22 @@ func (r *Router) NewConversation() *Conversation { return &Conversation{r: r} }
 
 // Close releases what the conversation holds: explore mode's page.
 func (c *Conversation) Close() error {
-	if c.raw == nil {
+	if c.sess == nil {
 		return nil
 	}
-	return c.raw.Close()
+	return c.sess.Close()
 }
 
-// rawExec returns the conversation's raw executor, creating it (not its
-// page) on first use.
-func (c *Conversation) rawExec() *RawExecutor {
-	if c.raw == nil {
-		r := c.r
-		c.raw = &RawExecutor{Log: r.log(), BaseURL: r.ExploreURL}
-		if r.Dispatcher != nil {
-			c.raw.Pages, c.raw.HTTPClient, c.raw.Sites = r.Dispatcher.Pages, r.Dispatcher.HTTPClient, r.Dispatcher.Sites
-		}
+// session returns the conversation's explore session, creating it (not
+// its page) on first use.
+func (c *Conversation) session() *explore.Session {
+	if c.sess == nil {
+		c.sess = explore.NewSession(c.r.Dispatcher, c.r.log(), c.r.Explore.URL)
 	}
-	return c.raw
+	return c.sess
 }
 
-func (r *Router) log() *SessionLog {
+func (r *Router) log() *runtime.SessionLog {
 	if r.Log != nil {
 		return r.Log
 	}
@@ -224,76 +158,47 @@ func (r *Router) log() *SessionLog {
 	return nil
 }
 
-func (r *Router) record(rec Record) {
+func (r *Router) record(rec runtime.Record) {
 	if l := r.log(); l != nil {
 		_ = l.Append(rec)
 	}
 }
 
 func (r *Router) event(turn int, name string, data map[string]any) {
-	r.record(Record{Type: RecSystem, Turn: turn, Event: name, Data: data})
+	r.record(runtime.Record{Type: runtime.RecSystem, Turn: turn, Event: name, Data: data})
 }
 
 // tools picks the macros to offer for a request.
-func (r *Router) tools(request string) ([]*Macro, CatalogInfo) {
-	threshold := r.CatalogThreshold
+func (r *Router) tools(request string) ([]*runtime.Macro, CatalogInfo) {
+	threshold := r.Retrieval.Threshold
 	if threshold <= 0 {
-		threshold = DefaultCatalogThreshold
+		threshold = catalog.DefaultThreshold
 	}
-	k := r.TopK
+	k := r.Retrieval.TopK
 	if k <= 0 {
-		k = DefaultCatalogK
+		k = catalog.DefaultK
 	}
 	all := r.Registry.List()
 	info := CatalogInfo{Size: len(all)}
 	picked := all
 	if len(all) > threshold {
-		r.once.Do(func() { r.catalog = NewCatalog(r.Registry) })
+		r.once.Do(func() { r.catalog = catalog.New(r.Registry) })
 		picked = r.catalog.Select(request, k)
 	}
 	for _, m := range picked {
 		info.Offered = append(info.Offered, m.Name)
-		info.Tokens += ToolTokens(m.Tool())
+		info.Tokens += catalog.ToolTokens(m.Tool())
 	}
 	return picked, info
 }
 
-func toolSpecs(ms []*Macro) []llm.ToolSpec {
+func toolSpecs(ms []*runtime.Macro) []llm.ToolSpec {
 	out := make([]llm.ToolSpec, 0, len(ms))
 	for _, m := range ms {
 		t := m.Tool()
 		out = append(out, llm.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
 	}
 	return out
-}
-
-// rawToolSpecs are the raw tools a registry does not shadow (a macro of
-// the same name wins).
-func (r *Router) rawToolSpecs(info *CatalogInfo) []llm.ToolSpec {
-	var out []llm.ToolSpec
-	for _, t := range RawTools() {
-		if _, shadowed := r.Registry.Lookup(t.Name); shadowed {
-			continue
-		}
-		out = append(out, llm.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
-		info.Offered = append(info.Offered, t.Name)
-		info.Tokens += ToolTokens(t)
-	}
-	return out
-}
-
-// lookupTool finds a macro, or in explore mode a raw tool (raw is then
-// set); a macro shadows a raw tool of the same name.
-func (r *Router) lookupTool(name string) (m *Macro, raw, ok bool) {
-	if m, ok := r.Registry.Lookup(name); ok {
-		return m, false, true
-	}
-	if r.Explore {
-		if m, ok := rawMacro(name); ok {
-			return m, true, true
-		}
-	}
-	return nil, false, false
 }
 
 // Turn routes one user message: prompt -> model -> bail-out check ->
@@ -309,7 +214,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 	var external time.Duration // model calls and the macro run
 	c.turn++
 	res := &TurnResult{Turn: c.turn, Request: request, Model: r.Model.Name()}
-	r.record(Record{Type: RecUser, Turn: c.turn, Text: request})
+	r.record(runtime.Record{Type: runtime.RecUser, Turn: c.turn, Text: request})
 	defer func() {
 		res.Overhead = time.Since(start) - external
 		if res.Overhead < 0 {
@@ -326,7 +231,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		}
 		r.event(c.turn, "turn_done", data)
 		if res.Reply != "" {
-			r.record(Record{Type: RecAssistant, Turn: c.turn, Text: res.Reply})
+			r.record(runtime.Record{Type: runtime.RecAssistant, Turn: c.turn, Text: res.Reply})
 		}
 	}()
 
@@ -334,7 +239,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 	if maxCalls <= 0 {
 		maxCalls = DefaultMaxModelCalls
 	}
-	if r.Explore {
+	if r.Explore.Enabled {
 		res.Explore = true
 		// Every step, one escalation and the final answer.
 		maxCalls = r.maxExploreSteps() + 2
@@ -354,8 +259,8 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 
 	offered, info := r.tools(request)
 	specs := toolSpecs(offered)
-	if r.Explore {
-		specs = append(specs, r.rawToolSpecs(&info)...)
+	if r.Explore.Enabled {
+		specs = append(specs, r.exploreToolSpecs(&info)...)
 	}
 	res.Catalog = info
 	r.event(c.turn, "catalog", map[string]any{"size": info.Size, "offered": info.Offered, "tokens": info.Tokens})
@@ -380,12 +285,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 			r.event(c.turn, "model_error", map[string]any{"model": m.Name(), "code": string(llm.CodeOf(err)), "message": err.Error()})
 			return nil, err
 		}
-		note := func(name string, args json.RawMessage) {
-			r.noteSecrets(name, args)
-			if r.Explore && IsRawTool(name) {
-				c.rawExec().NoteSecrets(ctx, name, args)
-			}
-		}
+		note := func(name string, args json.RawMessage) { c.noteSecrets(ctx, name, args) }
 		for _, tc := range resp.ToolCalls {
 			note(tc.Name, tc.Args)
 		}
@@ -403,10 +303,10 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		res.ModelLatency += resp.Latency
 		res.Usage.PromptTokens += resp.Usage.PromptTokens
 		res.Usage.CompletionTokens += resp.Usage.CompletionTokens
-		r.record(Record{Type: RecSystem, Turn: c.turn, Event: "model_response", Text: resp.Text, Data: responseData(m, resp)})
+		r.record(runtime.Record{Type: runtime.RecSystem, Turn: c.turn, Event: "model_response", Text: resp.Text, Data: responseData(m, resp)})
 		return resp, nil
 	}
-	if r.Explore {
+	if r.Explore.Enabled {
 		return c.explore(ctx, res, req, model, ask, &external)
 	}
 
@@ -478,12 +378,16 @@ func (c *Conversation) escalate(ctx context.Context, res *TurnResult, model *llm
 	return true
 }
 
-// pendingCall is a validated call ready to dispatch.
+// pendingCall is a call ready to dispatch.
 type pendingCall struct {
 	ID      string
 	Name    string
 	Args    json.RawMessage // normalised, as the model meant them
-	Repairs []Repair
+	Repairs []runtime.Repair
+	// Valid are the arguments as validated, handed to the dispatcher; the
+	// zero value for an explore call with invalid arguments, which the
+	// dispatcher then answers with invalid_arguments.
+	Valid runtime.ValidArgs
 }
 
 func callKey(name string, args json.RawMessage) string {
@@ -514,21 +418,22 @@ func (r *Router) judge(resp *llm.Response, textBail *BailOut, dispatched map[str
 		return nil, b
 	}
 	args, repairs := m.NormalizeArgs(tc.Args)
-	if _, cerr := m.Validate(args); cerr != nil {
+	valid, cerr := m.Validate(args)
+	if cerr != nil {
 		return nil, &BailOut{Code: BailInvalidArguments, Tool: m.Name, Detail: cerr.Error(), Candidates: []Candidate{{Name: m.Name, Args: args}}}
 	}
 	if dispatched[callKey(m.Name, args)] {
 		return nil, &BailOut{Code: BailRepeatedToolCall, Tool: m.Name, Detail: "the model asked for the same call again in this turn"}
 	}
-	if m.Risk != RiskRead && !r.NoGrounding {
+	if m.Risk != runtime.RiskRead && !r.Eval.NoGrounding {
 		// A read with an invented value finds nothing; an act with one
 		// labels, closes or sends the wrong thing.
-		if bad := m.Ungrounded(args, ground); len(bad) > 0 {
+		if bad := Ungrounded(m, args, ground); len(bad) > 0 {
 			return nil, &BailOut{Code: BailUngroundedArguments, Tool: m.Name, Candidates: []Candidate{{Name: m.Name, Args: args}},
 				Detail: strings.Join(bad, ", ") + " appear(s) nowhere in the conversation"}
 		}
 	}
-	return &pendingCall{ID: tc.ID, Name: m.Name, Args: args, Repairs: repairs}, nil
+	return &pendingCall{ID: tc.ID, Name: m.Name, Args: args, Repairs: repairs, Valid: valid}, nil
 }
 
 // aliasOf maps a misspelt tool name to a registered one only when the
@@ -553,14 +458,14 @@ func (r *Router) aliasOf(name string) string {
 	}
 	want := norm(name)
 	found := ""
-	names := make([]string, 0, len(r.Registry.sorted)+len(rawDefs))
-	for _, m := range r.Registry.sorted {
+	var names []string
+	for _, m := range r.Registry.List() {
 		names = append(names, m.Name)
 	}
-	if r.Explore {
-		for _, d := range rawDefs {
-			if _, shadowed := r.Registry.Lookup(d.name); !shadowed {
-				names = append(names, d.name)
+	if r.Explore.Enabled {
+		for _, t := range explore.Tools() {
+			if _, shadowed := r.Registry.Lookup(t.Name); !shadowed {
+				names = append(names, t.Name)
 			}
 		}
 	}
@@ -602,61 +507,52 @@ func (r *Router) salvageable(ctx context.Context, turn int, b *BailOut) (*pendin
 		return nil, fmt.Sprintf("the answer holds %d calls (%s); one turn runs one macro", len(b.Candidates), strings.Join(names, ", "))
 	}
 	cand := b.Candidates[0]
-	m, raw, ok := r.lookupTool(cand.Name)
+	m, _, ok := r.lookupTool(cand.Name)
 	if !ok {
 		if alias := r.aliasOf(cand.Name); alias != "" {
-			m, raw, _ = r.lookupTool(alias)
+			m, _, _ = r.lookupTool(alias)
 		} else {
 			return nil, fmt.Sprintf("%q is not a registered macro", cand.Name)
 		}
 	}
 	args, repairs := m.NormalizeArgs(cand.Args)
-	var cerr *CallError
-	if raw {
-		_, _, cerr = validateRaw(m.Name, args)
-	} else {
-		_, cerr = m.Validate(args)
-	}
+	valid, cerr := m.Validate(args)
 	if cerr != nil {
 		return nil, "the recovered arguments do not fit " + m.Name + ": " + cerr.Error()
 	}
-	if m.Risk != RiskRead {
+	if m.Risk != runtime.RiskRead {
 		if r.SalvageApprover == nil {
 			return nil, fmt.Sprintf("%s is risk %s; a call recovered from text only runs with an approval", m.Name, m.Risk)
 		}
-		okd, err := r.SalvageApprover(ctx, ApprovalRequest{Macro: m.Name, Intent: m.Intent, Args: redactRaw(args, secretValues(m, args)),
+		okd, err := r.SalvageApprover(ctx, runtime.ApprovalRequest{Macro: m.Name, Intent: m.Intent, Args: redactJSON(args, m.SecretsIn(ctx, args)),
 			Reason: "recovered from the model's text (" + string(b.Code) + "), not a proper tool call"})
 		r.event(turn, "approval", map[string]any{"macro": m.Name, "approved": okd && err == nil, "for": "salvage"})
 		if err != nil || !okd {
 			return nil, "the recovered call to " + m.Name + " was not approved"
 		}
 	}
-	return &pendingCall{ID: "salvage", Name: m.Name, Args: args, Repairs: repairs}, ""
+	return &pendingCall{ID: "salvage", Name: m.Name, Args: args, Repairs: repairs, Valid: valid}, ""
 }
 
-// run dispatches (or, in DryRun, validates and records) one call.
+// run dispatches (or, in a dry run, records) one validated call.
 func (r *Router) run(ctx context.Context, turn int, res *TurnResult, call *pendingCall, d Decision, external *time.Duration) {
 	res.Decision, res.Macro, res.Repairs = d, call.Name, call.Repairs
 	if len(call.Repairs) > 0 {
 		r.event(turn, "normalized", map[string]any{"macro": call.Name, "repairs": call.Repairs})
 	}
-	m, _ := r.Registry.Lookup(call.Name)
-	full, _ := m.Validate(call.Args)
+	full := call.Valid.JSON()
 	res.Args = full
-	if r.DryRun || r.Dispatcher == nil {
-		r.event(turn, "dry_run", map[string]any{"macro": call.Name, "args": redactRaw(full, secretValues(m, full))})
-		res.Outcome = &Outcome{CallID: call.ID, Macro: call.Name, OK: true, Result: json.RawMessage(dryRunResult)}
-		res.Calls = append(res.Calls, turnCall(call.ID, call.Name, redactRaw(full, secretValues(m, full)), false, res.Outcome))
+	logged := redactJSON(full, call.Valid.Macro().SecretsIn(ctx, full))
+	if r.Eval.DryRun || r.Dispatcher == nil {
+		r.event(turn, "dry_run", map[string]any{"macro": call.Name, "args": logged})
+		res.Outcome = &runtime.Outcome{CallID: call.ID, Macro: call.Name, OK: true, Result: json.RawMessage(dryRunResult)}
+		res.Calls = append(res.Calls, turnCall(call.ID, call.Name, logged, false, res.Outcome))
 		return
 	}
 	t0 := time.Now()
-	res.Outcome = r.Dispatcher.Dispatch(ctx, Call{ID: call.ID, Name: call.Name, Args: call.Args, Turn: turn})
+	res.Outcome = r.Dispatcher.DispatchValid(ctx, call.ID, turn, call.Valid)
 	*external += time.Since(t0)
-	res.Calls = append(res.Calls, turnCall(call.ID, call.Name, redactRaw(full, secretValues(m, full)), false, res.Outcome))
-}
-
-func turnCall(id, name string, args json.RawMessage, raw bool, o *Outcome) TurnCall {
-	return TurnCall{ID: id, Name: name, Args: args, Raw: raw, OK: o.OK, Result: o.Result, Error: o.Error}
+	res.Calls = append(res.Calls, turnCall(call.ID, call.Name, logged, false, res.Outcome))
 }
 
 // summarize asks the model for a one-line summary of a successful call.
@@ -665,7 +561,7 @@ func turnCall(id, name string, args json.RawMessage, raw bool, o *Outcome) TurnC
 func (c *Conversation) summarize(ctx context.Context, res *TurnResult, req *llm.Request, resp *llm.Response, call *pendingCall, model llm.Model, ask func(llm.Model) (*llm.Response, error)) {
 	r := c.r
 	res.Reply = outcomeLine(res)
-	if r.NoSummary || r.DryRun || res.Outcome == nil || !res.Outcome.OK {
+	if r.Eval.NoSummary || r.Eval.DryRun || res.Outcome == nil || !res.Outcome.OK {
 		return
 	}
 	content := toolContent(res.Outcome)
@@ -704,7 +600,7 @@ func (c *Conversation) summarize(ctx context.Context, res *TurnResult, req *llm.
 // toolContent renders an outcome for the model: the result and the
 // verification counts, bounded so a big result cannot flood a small
 // context.
-func toolContent(o *Outcome) string {
+func toolContent(o *runtime.Outcome) string {
 	v := map[string]any{"ok": o.OK, "result": o.Result,
 		"checks": map[string]int{"passed": o.Verification.Passed, "failed": o.Verification.Failed, "unverifiable": o.Verification.Unverifiable}}
 	if o.Error != nil {
@@ -775,10 +671,10 @@ func (c *Conversation) messages(request string) []llm.Message {
 	sys := c.r.System
 	switch {
 	case sys != "":
-	case c.r.Explore:
+	case c.r.Explore.Enabled:
 		sys = ExplorePrompt
-		if c.r.ExploreURL != "" {
-			sys += "\nThe site: " + c.r.ExploreURL
+		if c.r.Explore.URL != "" {
+			sys += "\nThe site: " + c.r.Explore.URL
 		}
 	default:
 		sys = SystemPrompt
@@ -813,295 +709,60 @@ func ptr[T any](v T) *T { return &v }
 var errNoModel = errors.New("router: no model or registry configured")
 
 // noteSecrets tells the session log the secret values in a call's
-// arguments before anything that carries them is recorded.
-func (r *Router) noteSecrets(name string, args json.RawMessage) {
+// arguments before anything that carries them is recorded: a macro's
+// secret params, and for an explore tool what it typed into a password
+// field or sent as a credential.
+func (c *Conversation) noteSecrets(ctx context.Context, name string, args json.RawMessage) {
+	r := c.r
 	l := r.log()
 	if l == nil {
 		return
 	}
-	m, ok := r.Registry.Lookup(name)
+	m, raw, ok := r.lookupTool(name)
 	if !ok {
 		if alias := r.aliasOf(name); alias != "" {
-			m, ok = r.Registry.Lookup(alias)
+			m, raw, ok = r.lookupTool(alias)
 		}
 	}
 	if !ok {
 		return
 	}
-	norm, _ := m.NormalizeArgs(args)
-	for _, s := range secretValues(m, norm) {
-		l.AddSecret(s)
-	}
-	for _, s := range secretValues(m, args) {
-		l.AddSecret(s)
-	}
-}
-
-func (r *Router) maxExploreSteps() int {
-	if r.MaxExploreSteps > 0 {
-		return r.MaxExploreSteps
-	}
-	return DefaultMaxExploreSteps
-}
-
-// explore runs an explore turn: the model makes one call (a raw tool or a
-// macro) at a time and sees its result, until it answers in text or the
-// step cap is reached. The detector judges every answer: a fire escalates
-// once when a fallback is configured; otherwise invalid arguments go back
-// to the model as the call's invalid_arguments outcome (nothing runs), a
-// call recovered from text runs only under the salvage rules, and
-// anything else halts the turn.
-func (c *Conversation) explore(ctx context.Context, res *TurnResult, req *llm.Request, model llm.Model, ask func(llm.Model) (*llm.Response, error), external *time.Duration) (*TurnResult, error) {
-	r := c.r
-	maxSteps := r.maxExploreSteps()
-	last := "" // the previous call, for repeated_tool_call
-	ids := map[string]bool{}
-	for {
-		res.Model = model.Name()
-		resp, err := ask(model)
-		if err != nil {
-			if c.escalate(ctx, res, &model, "model_error") {
-				continue
-			}
-			res.Decision, res.Err = DecisionFailed, err
-			res.Reply = "No answer from the model (" + err.Error() + ")" + callsSoFar(res)
-			return res, err
-		}
-		call, bail := r.judgeExplore(resp, c.textBail, last)
-		if bail != nil {
-			res.BailOuts = append(res.BailOuts, *bail)
-			r.event(c.turn, "bail_out", bailData(bail, model.Name()))
-			if c.escalate(ctx, res, &model, string(bail.Code)) {
-				continue
-			}
-			if bail.Code == BailInvalidArguments && len(bail.Candidates) == 1 {
-				// Not run: the executor or the dispatcher validates again and
-				// answers invalid_arguments naming the bad fields, which the
-				// model can correct.
-				call = &pendingCall{ID: firstCallID(resp), Name: bail.Tool, Args: bail.Candidates[0].Args}
-			} else {
-				cand, why := r.salvageable(ctx, c.turn, bail)
-				if cand == nil {
-					r.event(c.turn, "halted", map[string]any{"code": string(bail.Code), "why": why})
-					res.Decision = DecisionBailedOut
-					res.Reply = haltMessage(bail, why)
-					if len(res.Calls) > 0 {
-						res.Reply += " Before that: " + callsLine(res)
-					}
-					return res, nil
-				}
-				r.event(c.turn, "salvaged", map[string]any{"code": string(bail.Code), "macro": cand.Name, "args": c.redactArgs(cand.Name, cand.Args)})
-				resp = &llm.Response{} // the text held the call; the history shows it as one
-				call = cand
-			}
-		}
-		if call == nil {
-			res.Reply = strings.TrimSpace(llm.StripNoise(resp.Text))
-			res.Decision = DecisionReplied
-			if len(res.Calls) > 0 {
-				res.Decision = DecisionExplored
-				res.Reply = strings.TrimSpace(res.Reply + "\n" + callsLine(res))
-			}
-			return res, nil
-		}
-		if len(res.Calls) >= maxSteps {
-			r.event(c.turn, "explore_cap", map[string]any{"steps": maxSteps, "next": call.Name})
-			res.Decision = DecisionStepCap
-			res.Reply = fmt.Sprintf("Stopped: the turn reached its cap of %d calls before the model finished (it wanted %s next). %s", maxSteps, call.Name, callsLine(res))
-			return res, nil
-		}
-		id := call.ID
-		for n := len(res.Calls) + 1; id == "" || ids[id]; n++ {
-			id = fmt.Sprintf("call_%d", n)
-		}
-		ids[id] = true
-		call.ID = id
-		o := c.exploreRun(ctx, res, call, external)
-		last = exploreKey(call.Name, call.Args, c.validArgs(call))
-		req.Messages = append(req.Messages,
-			llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: []llm.ToolCall{{ID: id, Name: call.Name, Args: call.Args}}},
-			llm.Message{Role: llm.RoleTool, ToolCallID: id, Name: call.Name, Content: exploreContent(o)})
-	}
-}
-
-func firstCallID(resp *llm.Response) string {
-	if len(resp.ToolCalls) > 0 {
-		return resp.ToolCalls[0].ID
-	}
-	return ""
-}
-
-// judgeExplore is judge for explore mode: raw tools are known tools, and
-// only the same call as the previous one is a repeat (a workflow fills
-// several fields, and may click the same button on different pages).
-func (r *Router) judgeExplore(resp *llm.Response, textBail *BailOut, last string) (*pendingCall, *BailOut) {
-	if len(resp.ToolCalls) == 0 {
-		return nil, textBail
-	}
-	tc := resp.ToolCalls[0]
-	m, raw, ok := r.lookupTool(tc.Name)
-	if !ok {
-		b := &BailOut{Code: BailUnknownTool, Tool: tc.Name, Detail: fmt.Sprintf("the model called %q, which is neither a registered macro nor a raw tool", tc.Name)}
-		if alias := r.aliasOf(tc.Name); alias != "" {
-			b.Candidates = []Candidate{{Name: alias, Args: tc.Args}}
-		}
-		return nil, b
-	}
-	args, repairs := m.NormalizeArgs(tc.Args)
-	var full json.RawMessage
-	var cerr *CallError
-	if raw {
-		full, _, cerr = validateRaw(m.Name, args)
-	} else {
-		full, cerr = m.Validate(args)
-	}
-	key := exploreKey(m.Name, args, full)
-	if last != "" && key == last {
-		return nil, &BailOut{Code: BailRepeatedToolCall, Tool: m.Name, Detail: "the model asked for the same call as its previous one"}
-	}
-	if cerr != nil {
-		return nil, &BailOut{Code: BailInvalidArguments, Tool: m.Name, Detail: cerr.Error(), Candidates: []Candidate{{Name: m.Name, Args: args}}}
-	}
-	return &pendingCall{ID: tc.ID, Name: m.Name, Args: args, Repairs: repairs}, nil
-}
-
-// exploreKey identifies a call for repeated_tool_call: by its arguments
-// with defaults applied when they are valid, so {"url":"/a"} and
-// {"method":"GET","url":"/a"} are the same call.
-func exploreKey(name string, args, full json.RawMessage) string {
-	if full != nil {
-		return callKey(name, full)
-	}
-	return callKey(name, args)
-}
-
-// validArgs returns a call's arguments with defaults applied, or nil
-// when they are invalid.
-func (c *Conversation) validArgs(call *pendingCall) json.RawMessage {
-	m, raw, ok := c.r.lookupTool(call.Name)
-	if !ok {
-		return nil
-	}
-	var full json.RawMessage
-	var cerr *CallError
-	if raw {
-		full, _, cerr = validateRaw(m.Name, call.Args)
-	} else {
-		full, cerr = m.Validate(call.Args)
-	}
-	if cerr != nil {
-		return nil
-	}
-	return full
-}
-
-// exploreRun runs one call of an explore turn: a raw tool on the
-// conversation's page, a macro through the dispatcher (in DryRun, only
-// validated), and lists it in res.Calls.
-func (c *Conversation) exploreRun(ctx context.Context, res *TurnResult, call *pendingCall, external *time.Duration) *Outcome {
-	r := c.r
-	raw := IsRawTool(call.Name)
-	if _, isMacro := r.Registry.Lookup(call.Name); isMacro {
-		raw = false
-	}
-	if len(call.Repairs) > 0 {
-		r.event(c.turn, "normalized", map[string]any{"macro": call.Name, "repairs": call.Repairs})
-	}
-	t0 := time.Now()
-	var o *Outcome
-	switch {
-	case r.DryRun || (!raw && r.Dispatcher == nil):
-		o = &Outcome{CallID: call.ID, Macro: call.Name, OK: true, Result: json.RawMessage(dryRunResult)}
-		var cerr *CallError
-		if raw {
-			_, _, cerr = validateRaw(call.Name, call.Args)
-		} else if m, ok := r.Registry.Lookup(call.Name); ok {
-			_, cerr = m.Validate(call.Args)
-		}
-		if cerr != nil {
-			o = &Outcome{CallID: call.ID, Macro: call.Name, Error: cerr}
-		}
-		r.event(c.turn, "dry_run", map[string]any{"macro": call.Name, "raw": raw, "args": c.redactArgs(call.Name, call.Args)})
-	case raw:
-		o = c.rawExec().Run(ctx, Call{ID: call.ID, Name: call.Name, Args: call.Args, Turn: c.turn})
-	default:
-		o = r.Dispatcher.Dispatch(ctx, Call{ID: call.ID, Name: call.Name, Args: call.Args, Turn: c.turn})
-	}
-	*external += time.Since(t0)
-	res.Calls = append(res.Calls, turnCall(call.ID, call.Name, c.redactArgs(call.Name, call.Args), raw, o))
-	return o
-}
-
-// redactArgs removes a call's secret values: a macro's secret params, and
-// whatever the raw executor registered (a password typed into a field).
-func (c *Conversation) redactArgs(name string, args json.RawMessage) json.RawMessage {
 	var secrets []string
-	if m, ok := c.r.Registry.Lookup(name); ok {
-		secrets = secretValues(m, args)
-	}
-	if c.raw != nil {
-		secrets = append(secrets, c.raw.secretList()...)
-	}
-	return redactRaw(args, secrets)
-}
-
-// exploreContent renders a call's outcome for the model in an explore
-// turn, bounded: a snapshot as its menu text, anything else as compact
-// JSON with the error and the check counts.
-func exploreContent(o *Outcome) string {
-	var s string
-	var snap struct {
-		URL   string `json:"url"`
-		Title string `json:"title"`
-		Menu  string `json:"menu"`
-	}
-	if o.OK && o.Macro == RawSnapshot && json.Unmarshal(o.Result, &snap) == nil && snap.Menu != "" {
-		s = fmt.Sprintf("page %s (%q):\n%s", snap.URL, snap.Title, snap.Menu)
+	if raw {
+		secrets = c.session().NoteSecrets(ctx, m.Name, args)
 	} else {
-		v := map[string]any{"ok": o.OK}
-		if len(o.Result) > 0 {
-			v["result"] = o.Result
-		}
-		if o.Error != nil {
-			e := map[string]any{"code": string(o.Error.Code), "message": o.Error.Message}
-			if len(o.Error.Args) > 0 {
-				e["fields"] = o.Error.Args
-			}
-			v["error"] = e
-		}
-		if vs := o.Verification; vs.Passed+vs.Failed+vs.Unverifiable > 0 {
-			v["checks"] = map[string]int{"passed": vs.Passed, "failed": vs.Failed, "unverifiable": vs.Unverifiable}
-		}
-		b, _ := json.Marshal(v)
-		s = string(b)
+		norm, _ := m.NormalizeArgs(args)
+		secrets = append(m.SecretsIn(ctx, norm), m.SecretsIn(ctx, args)...)
 	}
-	if len(s) > maxExploreContent {
-		s = clip(s, maxExploreContent) + "(truncated)"
+	for _, s := range secrets {
+		l.AddSecret(s)
 	}
-	return s
 }
 
-// callsLine states what an explore turn's calls did, from their outcomes.
-func callsLine(res *TurnResult) string {
-	failed := 0
-	var lastFail *TurnCall
-	for i := range res.Calls {
-		if !res.Calls[i].OK {
-			failed++
-			lastFail = &res.Calls[i]
+// redactJSON replaces secrets inside encoded JSON, matching them in their
+// JSON-escaped form so a quote or backslash in a secret cannot leave part
+// of it behind.
+func redactJSON(b json.RawMessage, secrets []string) json.RawMessage {
+	if len(secrets) == 0 {
+		return append(json.RawMessage(nil), b...)
+	}
+	escaped := make([]string, 0, len(secrets))
+	for _, s := range secrets {
+		enc, _ := json.Marshal(s)
+		if inner := string(enc[1 : len(enc)-1]); inner != "" {
+			escaped = append(escaped, inner)
 		}
 	}
-	line := fmt.Sprintf("%d call(s): %d ok, %d failed", len(res.Calls), len(res.Calls)-failed, failed)
-	if lastFail != nil && lastFail.Error != nil {
-		line += fmt.Sprintf(" (last failure: %s: %s)", lastFail.Name, clip(lastFail.Error.Message, 160))
-	}
-	return line + "."
+	return json.RawMessage(engine.Redact(string(b), escaped))
 }
 
-// callsSoFar is a suffix naming the calls an interrupted turn made.
-func callsSoFar(res *TurnResult) string {
-	if len(res.Calls) == 0 {
-		return "; nothing ran."
+// clip cuts s to at most n bytes, on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return "; " + callsLine(res)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -1,4 +1,4 @@
-package runtime
+package route
 
 import (
 	"bytes"
@@ -8,142 +8,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/internal/demosite"
 	"github.com/macrokit/macrokit-go/llm"
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/explore"
 )
-
-func TestRawToolsSchemas(t *testing.T) {
-	tools := RawTools()
-	if len(tools) != 9 {
-		t.Fatalf("%d raw tools, want 9", len(tools))
-	}
-	for _, tl := range tools {
-		if !IsRawTool(tl.Name) || tl.Description == "" {
-			t.Errorf("%s: IsRawTool %v, description %q", tl.Name, IsRawTool(tl.Name), tl.Description)
-		}
-		m, _ := rawMacro(tl.Name)
-		if _, err := m.compiled(); err != nil {
-			t.Errorf("%s: schema: %v", tl.Name, err)
-		}
-		var schema map[string]any
-		if err := json.Unmarshal(tl.InputSchema, &schema); err != nil || schema["type"] != "object" {
-			t.Errorf("%s: schema %s", tl.Name, tl.InputSchema)
-		}
-	}
-	if IsRawTool("page_hover") || IsRawTool("greet") {
-		t.Error("IsRawTool accepts names that are not raw tools")
-	}
-}
-
-func TestValidateRawArgs(t *testing.T) {
-	cases := []struct {
-		tool, args string
-		ptrs       []string // argument errors expected (nil: valid)
-		want       string   // a substring of the validated arguments
-	}{
-		{tool: RawGoto, args: `{"url":"/customers"}`, want: `"url":"/customers"`},
-		{tool: RawGoto, args: `{"url":"https://shop.example/x"}`},
-		{tool: RawGoto, args: `{"url":"javascript:alert(1)"}`, ptrs: []string{"/url"}},
-		{tool: RawGoto, args: `{"url":"//evil.example/x"}`, ptrs: []string{"/url"}},
-		{tool: RawGoto, args: `{}`, ptrs: []string{"/url"}},
-		{tool: RawSnapshot, args: `{}`},
-		{tool: RawSnapshot, args: `{"full":true}`, ptrs: []string{""}},
-		{tool: RawClick, args: `{"target":{"role":"button","name":"Save"}}`},
-		{tool: RawClick, args: `{"target":"{\"label\":\"Email\"}"}`, want: `"target":{"label":"Email"}`},
-		{tool: RawClick, args: `{"target":3}`, ptrs: []string{"/target"}},
-		{tool: RawClick, args: `{"target":{"index":3}}`, ptrs: []string{"/target"}},
-		{tool: RawClick, args: `{"target":{}}`, ptrs: []string{"/target"}},
-		{tool: RawClick, args: `{"target":{"name":"Save"}}`, ptrs: []string{"/target", "/target/name"}},
-		{tool: RawClick, args: `{"target":{"label":"Email","css":"#email"}}`, ptrs: []string{"/target"}},
-		{tool: RawClick, args: `{"target":{"role":"button","name":""}}`, ptrs: []string{"/target/name"}},
-		{tool: RawClick, args: `{"target":{"text":"Delete","nth":1,"last":true}}`, ptrs: []string{"/target/last"}},
-		{tool: RawClick, args: `{"target":{"text":"Delete","nth":-1}}`, ptrs: []string{"/target/nth"}},
-		{tool: RawClick, args: `{"target":{"role":"button","name":"Delete","within":{"testid":"customer-row","nth":2}}}`},
-		{tool: RawClick, args: `{"target":{"role":"button","within":{"testid":"row","label":"x"}}}`, ptrs: []string{"/target/within"}},
-		{tool: RawClick, args: `{"target":{"role":"button","within":{"ref":4}}}`, ptrs: []string{"/target/within", "/target/within/ref"}},
-		{tool: RawFill, args: `{"target":{"label":"Email"},"value":"ada@example.com"}`},
-		{tool: RawFill, args: `{"target":{"label":"Email"}}`, ptrs: []string{"/value"}},
-		{tool: RawFill, args: `{"target":{"label":"Age"},"value":42}`, ptrs: []string{"/value"}},
-		{tool: RawSelect, args: `{"target":{"label":"Tier"},"option":"Pro"}`},
-		{tool: RawSelect, args: `{"target":{"label":"Tier"},"option":""}`, ptrs: []string{"/option"}},
-		{tool: RawCheck, args: `{"target":{"label":"Dark mode"}}`, want: `"checked":true`},
-		{tool: RawCheck, args: `{"target":{"label":"Dark mode"},"checked":"false"}`, want: `"checked":false`},
-		{tool: RawPress, args: `{"key":"Enter"}`},
-		{tool: RawPress, args: `{"key":"Enter","target":{"label":"Search customers"}}`},
-		{tool: RawPress, args: `{"target":{"label":"x"}}`, ptrs: []string{"/key"}},
-		{tool: RawExtract, args: `{"target":{"testid":"customer-row"},"count":true}`},
-		{tool: RawExtract, args: `{"target":{"testid":"customer-row"},"all":true,"attr":"data-id"}`},
-		{tool: RawExtract, args: `{"target":{"testid":"customer-row"},"count":true,"all":true}`, ptrs: []string{"/count"}},
-		{tool: RawExtract, args: `{"target":{"label":"Email"},"attr":"id","value":true}`, ptrs: []string{"/attr"}},
-		{tool: RawHTTP, args: `{"url":"/api/customers","query":{"q":"ada","limit":5}}`, want: `"method":"GET"`},
-		{tool: RawHTTP, args: `{"method":"POST","url":"/api/customers","body":{"name":"Ada"}}`},
-		{tool: RawHTTP, args: `{"method":"TRACE","url":"/x"}`, ptrs: []string{"/method"}},
-		{tool: RawHTTP, args: `{"url":"ftp://x/y"}`, ptrs: []string{"/url"}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.tool+" "+tc.args, func(t *testing.T) {
-			full, _, cerr := validateRaw(tc.tool, json.RawMessage(tc.args))
-			if tc.ptrs == nil {
-				if cerr != nil {
-					t.Fatalf("unexpected error: %v", cerr)
-				}
-				if tc.want != "" && !strings.Contains(string(full), tc.want) {
-					t.Errorf("args %s lack %s", full, tc.want)
-				}
-				return
-			}
-			if cerr == nil || cerr.Code != CodeInvalidArguments {
-				t.Fatalf("error %v, want invalid_arguments", cerr)
-			}
-			var got []string
-			for _, a := range cerr.Args {
-				got = append(got, a.Pointer)
-			}
-			if fmt.Sprint(got) != fmt.Sprint(tc.ptrs) {
-				t.Errorf("pointers %q, want %q (%v)", got, tc.ptrs, cerr)
-			}
-		})
-	}
-	if _, _, cerr := validateRaw("page_hover", json.RawMessage(`{}`)); cerr == nil || cerr.Code != CodeMacroNotFound {
-		t.Errorf("unknown raw tool: %v", cerr)
-	}
-}
-
-func TestAppearedAndCountDelta(t *testing.T) {
-	before := pageState{Lines: []string{"Customers", "3 customers", "Acme"}, TestIDs: map[string]int{"customer-row": 3, "customer-email": 3, "toasts": 1},
-		Depths: map[string]int{"customer-row": 8, "customer-email": 9, "toasts": 3}, live: []string{"3 customers"}}
-	after := pageState{Lines: []string{"Customers", "4 customers", "Acme", "Ada Lovelace ada@example.com Pro", "Customer saved", "hunter2"},
-		TestIDs: map[string]int{"customer-row": 4, "customer-email": 4, "toasts": 1, "toast": 1}, Depths: map[string]int{"customer-row": 8, "customer-email": 9, "toasts": 3, "toast": 4},
-		live: []string{"4 customers", "Customer saved"}}
-	got := appeared(before, after, false, []string{"hunter2"})
-	want := []string{"4 customers", "Customer saved", "Ada Lovelace ada@example.com Pro", "[redacted]"}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("appeared %q, want %q", got, want)
-	}
-	if got := appeared(before, after, true, nil); fmt.Sprint(got) != fmt.Sprint([]string{"4 customers", "Customer saved"}) {
-		t.Errorf("after a navigation: %q", got)
-	}
-	cd := countDelta(before, after)
-	if b, _ := json.Marshal(cd); string(b) != `{"after":4,"before":3,"target":{"testid":"customer-row"}}` {
-		t.Errorf("count_delta %s", b)
-	}
-	// A list that emptied counts too.
-	gone := pageState{TestIDs: map[string]int{"toasts": 1}, Depths: map[string]int{"toasts": 3}}
-	if b, _ := json.Marshal(countDelta(before, gone)); string(b) != `{"after":0,"before":3,"target":{"testid":"customer-row"}}` {
-		t.Errorf("emptied list: %s", b)
-	}
-	if cd := countDelta(before, before); cd != nil {
-		t.Errorf("no change: %v", cd)
-	}
-}
 
 // playModel answers an explore turn from a script: one response per model
 // request, in order; it keeps every request so a test can see what the
@@ -186,29 +61,24 @@ func call(name, args string) *llm.Response {
 
 // exploreRouter is a router in explore mode over the test registry, with
 // its session log in a temp dir.
-func exploreRouter(t *testing.T, m llm.Model, pages PageSource, site string) (*Router, *SessionLog) {
+func exploreRouter(t *testing.T, m llm.Model, pages runtime.PageSource, site string) (*Router, *runtime.SessionLog) {
 	t.Helper()
 	reg := routerRegistry(t)
-	log, err := OpenSessionLog(t.TempDir(), "explore")
+	log, err := runtime.OpenSessionLog(t.TempDir(), "explore")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { log.Close() })
-	return &Router{Registry: reg, Model: m, Explore: true, ExploreURL: site,
-		Dispatcher: &Dispatcher{Registry: reg, Log: log, Pages: pages}}, log
+	return &Router{Registry: reg, Model: m, Explore: ExploreOptions{Enabled: true, URL: site},
+		Dispatcher: &runtime.Dispatcher{Registry: reg, Log: log, Pages: pages}}, log
 }
 
-func readSession(t *testing.T, log *SessionLog) ([]Record, string) {
-	t.Helper()
-	b, err := os.ReadFile(log.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recs []Record
-	if _, err := ReadRecords(bytes.NewReader(b), func(r Record) error { recs = append(recs, r); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	return recs, string(b)
+// rawRequest is one request a raw tool_result lists (docs/explore.md).
+type rawRequest struct {
+	Method string `json:"method"`
+	URL    string `json:"url"`
+	Status int    `json:"status,omitempty"`
+	Failed string `json:"failed,omitempty"`
 }
 
 // rawResult is a raw tool_result's result, as docs/explore.md specifies it.
@@ -230,20 +100,20 @@ type rawResult struct {
 
 // rawPair is one raw call's two records.
 type rawPair struct {
-	call, result Record
+	call, result runtime.Record
 	res          rawResult
 }
 
-func rawPairs(t *testing.T, recs []Record) []rawPair {
+func rawPairs(t *testing.T, recs []runtime.Record) []rawPair {
 	t.Helper()
 	var out []rawPair
 	for i, r := range recs {
-		if r.Type != RecToolCall || !r.Raw {
+		if r.Type != runtime.RecToolCall || !r.Raw {
 			continue
 		}
-		var res *Record
+		var res *runtime.Record
 		for _, q := range recs[i+1:] {
-			if q.Type == RecToolResult && q.CallID == r.CallID {
+			if q.Type == runtime.RecToolResult && q.CallID == r.CallID {
 				res = &q
 				break
 			}
@@ -260,6 +130,28 @@ func rawPairs(t *testing.T, recs []Record) []rawPair {
 		out = append(out, p)
 	}
 	return out
+}
+
+func hasRequest(rs []rawRequest, method, urlSuffix string, status int) bool {
+	for _, r := range rs {
+		if r.Method == method && strings.HasSuffix(r.URL, urlSuffix) && r.Status == status {
+			return true
+		}
+	}
+	return false
+}
+
+func readSession(t *testing.T, log *runtime.SessionLog) ([]runtime.Record, string) {
+	t.Helper()
+	b, err := os.ReadFile(log.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []runtime.Record
+	if _, err := runtime.ReadRecords(bytes.NewReader(b), func(r runtime.Record) error { recs = append(recs, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return recs, string(b)
 }
 
 // The package's tests share one browser, launched by the first test that
@@ -298,15 +190,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func hasRequest(rs []rawRequest, method, urlSuffix string, status int) bool {
-	for _, r := range rs {
-		if r.Method == method && strings.HasSuffix(r.URL, urlSuffix) && r.Status == status {
-			return true
-		}
-	}
-	return false
-}
-
 // TestExploreAddCustomer does the demo's add-a-customer workflow with raw
 // calls in one user turn, on the real demo site in Chromium, and checks
 // the session log is what docs/explore.md promises the gate.
@@ -315,16 +198,16 @@ func TestExploreAddCustomer(t *testing.T) {
 	srv := httptest.NewServer(demosite.New(demosite.Options{}).Handler())
 	defer srv.Close()
 	m := &playModel{steps: []*llm.Response{
-		call(RawGoto, `{"url":"/customers"}`),
-		call(RawSnapshot, `{}`),
-		call(RawClick, `{"target":{"role":"button","name":"New customer"}}`),
-		call(RawFill, `{"target":{"label":"Name"},"value":"Ada Lovelace"}`),
-		call(RawFill, `{"target":{"label":"Email"},"value":"ada@example.com"}`),
-		call(RawSelect, `{"target":{"label":"Tier"},"option":"Pro"}`),
-		call(RawClick, `{"target":{"role":"button","name":"Save"}}`),
+		call(explore.Goto, `{"url":"/customers"}`),
+		call(explore.Snapshot, `{}`),
+		call(explore.Click, `{"target":{"role":"button","name":"New customer"}}`),
+		call(explore.Fill, `{"target":{"label":"Name"},"value":"Ada Lovelace"}`),
+		call(explore.Fill, `{"target":{"label":"Email"},"value":"ada@example.com"}`),
+		call(explore.Select, `{"target":{"label":"Tier"},"option":"Pro"}`),
+		call(explore.Click, `{"target":{"role":"button","name":"Save"}}`),
 		{Text: "Added Ada Lovelace (ada@example.com) on the pro tier."},
 	}}
-	r, log := exploreRouter(t, m, ContextPages(b), srv.URL)
+	r, log := exploreRouter(t, m, runtime.ContextPages(b), srv.URL)
 	conv := r.NewConversation()
 	defer conv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -354,7 +237,7 @@ func TestExploreAddCustomer(t *testing.T) {
 	if os.Getenv("MK_DUMP") != "" {
 		t.Log(dump)
 	}
-	if recs[0].Type != RecUser || recs[0].Text != request || recs[0].Turn != 1 {
+	if recs[0].Type != runtime.RecUser || recs[0].Text != request || recs[0].Turn != 1 {
 		t.Fatalf("first record %+v, want the user's request", recs[0])
 	}
 	pairs := rawPairs(t, recs)
@@ -421,12 +304,12 @@ func TestExploreAddCustomer(t *testing.T) {
 	// The page lives as long as the conversation: a second turn continues
 	// on it, with the other page tools.
 	m.steps = append(m.steps,
-		call(RawExtract, `{"target":{"testid":"customer-row"},"count":true}`),
-		call(RawExtract, `{"target":{"testid":"customer-row"},"all":true,"attr":"data-id"}`),
-		call(RawExtract, `{"target":{"testid":"customer-row","last":true}}`),
-		call(RawPress, `{"key":"Escape"}`),
-		call(RawGoto, `{"url":"/settings"}`),
-		call(RawCheck, `{"target":{"label":"Dark mode"}}`),
+		call(explore.Extract, `{"target":{"testid":"customer-row"},"count":true}`),
+		call(explore.Extract, `{"target":{"testid":"customer-row"},"all":true,"attr":"data-id"}`),
+		call(explore.Extract, `{"target":{"testid":"customer-row","last":true}}`),
+		call(explore.Press, `{"key":"Escape"}`),
+		call(explore.Goto, `{"url":"/settings"}`),
+		call(explore.Check, `{"target":{"label":"Dark mode"}}`),
 		&llm.Response{Text: "There are 6; dark mode is on."})
 	res, err = conv.Turn(ctx, "how many customers are listed? then turn on dark mode")
 	if err != nil || res.Decision != DecisionExplored || len(res.Calls) != 6 {
@@ -446,13 +329,13 @@ func TestExploreSecretFill(t *testing.T) {
 	srv := httptest.NewServer(demosite.New(demosite.Options{Users: map[string]string{"ada": "hunter2-Secret!"}}).Handler())
 	defer srv.Close()
 	m := &playModel{steps: []*llm.Response{
-		call(RawGoto, `{"url":"/login"}`),
-		call(RawFill, `{"target":{"label":"Username"},"value":"ada"}`),
-		call(RawFill, `{"target":{"label":"Password"},"value":"hunter2-Secret!"}`),
-		call(RawClick, `{"target":{"role":"button","name":"Sign in"}}`),
+		call(explore.Goto, `{"url":"/login"}`),
+		call(explore.Fill, `{"target":{"label":"Username"},"value":"ada"}`),
+		call(explore.Fill, `{"target":{"label":"Password"},"value":"hunter2-Secret!"}`),
+		call(explore.Click, `{"target":{"role":"button","name":"Sign in"}}`),
 		{Text: "Signed in."},
 	}}
-	r, log := exploreRouter(t, m, ContextPages(b), srv.URL)
+	r, log := exploreRouter(t, m, runtime.ContextPages(b), srv.URL)
 	conv := r.NewConversation()
 	defer conv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -495,12 +378,12 @@ func TestExploreBadTarget(t *testing.T) {
 	srv := httptest.NewServer(demosite.New(demosite.Options{}).Handler())
 	defer srv.Close()
 	m := &playModel{steps: []*llm.Response{
-		call(RawGoto, `{"url":"/customers"}`),
-		call(RawClick, `{"target":{"role":"button","name":"Frobnicate"}}`),
-		call(RawExtract, `{"target":{"testid":"customer-row"},"count":true}`),
+		call(explore.Goto, `{"url":"/customers"}`),
+		call(explore.Click, `{"target":{"role":"button","name":"Frobnicate"}}`),
+		call(explore.Extract, `{"target":{"testid":"customer-row"},"count":true}`),
 		{Text: "There is no Frobnicate button; the list has 5 customers."},
 	}}
-	r, log := exploreRouter(t, m, ContextPages(b), srv.URL)
+	r, log := exploreRouter(t, m, runtime.ContextPages(b), srv.URL)
 	conv := r.NewConversation()
 	defer conv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -510,7 +393,7 @@ func TestExploreBadTarget(t *testing.T) {
 		t.Fatalf("%v %+v", err, res)
 	}
 	bad := res.Calls[1]
-	if bad.OK || bad.Error == nil || bad.Error.Code != CodeStepFailed || bad.Error.Step == nil || bad.Error.Step.Diagnosis != "not_found" {
+	if bad.OK || bad.Error == nil || bad.Error.Code != runtime.CodeStepFailed || bad.Error.Step == nil || bad.Error.Step.Diagnosis != "not_found" {
 		t.Fatalf("bad target: %+v", bad)
 	}
 	if !res.Calls[2].OK || !strings.Contains(string(res.Calls[2].Result), `"count":5`) {
@@ -530,7 +413,7 @@ func TestExploreBadTarget(t *testing.T) {
 	}
 	recs, _ := readSession(t, log)
 	p := rawPairs(t, recs)[1]
-	if p.result.OK || p.result.Error == nil || p.result.Error.Code != string(CodeStepFailed) || p.result.Data["url_after"] != srv.URL+"/customers" {
+	if p.result.OK || p.result.Error == nil || p.result.Error.Code != string(runtime.CodeStepFailed) || p.result.Data["url_after"] != srv.URL+"/customers" {
 		t.Errorf("failed call's record: %+v", p.result)
 	}
 }
@@ -553,7 +436,7 @@ func TestExploreLoop(t *testing.T) {
 		name     string
 		steps    []*llm.Response
 		max      int
-		approve  Approver
+		approve  runtime.Approver
 		want     Decision
 		calls    []string // name:ok of each call
 		bails    []BailOutCode
@@ -561,36 +444,36 @@ func TestExploreLoop(t *testing.T) {
 		toolSeen string // a substring of the last tool message the model saw
 	}{
 		{name: "http and a macro in one turn", steps: []*llm.Response{
-			call(RawHTTP, `{"url":"/api/things","query":{"q":"ada","n":2}}`),
+			call(explore.HTTP, `{"url":"/api/things","query":{"q":"ada","n":2}}`),
 			call("greet", `{"name":"Ada"}`),
 			{Text: "Greeted Ada."},
 		}, want: DecisionExplored, calls: []string{"http_request:true", "greet:true"}, reply: "Greeted Ada.\n2 call(s): 2 ok, 0 failed.", toolSeen: "hello Ada"},
 		{name: "http error goes back to the model", steps: []*llm.Response{
-			call(RawHTTP, `{"url":"/api/missing"}`),
+			call(explore.HTTP, `{"url":"/api/missing"}`),
 			{Text: "It does not exist."},
 		}, want: DecisionExplored, calls: []string{"http_request:false"}, toolSeen: "HTTP 404"},
 		{name: "step cap", max: 2, steps: []*llm.Response{
-			call(RawHTTP, `{"url":"/api/a"}`),
-			call(RawHTTP, `{"url":"/api/b"}`),
-			call(RawHTTP, `{"url":"/api/c"}`),
+			call(explore.HTTP, `{"url":"/api/a"}`),
+			call(explore.HTTP, `{"url":"/api/b"}`),
+			call(explore.HTTP, `{"url":"/api/c"}`),
 		}, want: DecisionStepCap, calls: []string{"http_request:true", "http_request:true"}, reply: "Stopped: the turn reached its cap of 2 calls"},
 		{name: "repeated call halts", steps: []*llm.Response{
-			call(RawHTTP, `{"url":"/api/a"}`),
-			call(RawHTTP, `{"method":"GET","url":"/api/a"}`),
+			call(explore.HTTP, `{"url":"/api/a"}`),
+			call(explore.HTTP, `{"method":"GET","url":"/api/a"}`),
 		}, want: DecisionBailedOut, calls: []string{"http_request:true"}, bails: []BailOutCode{BailRepeatedToolCall}, reply: "Before that: 1 call(s)"},
 		{name: "invalid raw arguments go back to the model", steps: []*llm.Response{
-			call(RawClick, `{"target":3}`),
+			call(explore.Click, `{"target":3}`),
 			{Text: "I could not tell which element."},
 		}, want: DecisionExplored, calls: []string{"page_click:false"}, bails: []BailOutCode{BailInvalidArguments}, toolSeen: "snapshot numbers are not targets"},
 		{name: "repeated invalid call halts", steps: []*llm.Response{
-			call(RawClick, `{"target":3}`),
-			call(RawClick, `{"target":3}`),
+			call(explore.Click, `{"target":3}`),
+			call(explore.Click, `{"target":3}`),
 		}, want: DecisionBailedOut, calls: []string{"page_click:false"}, bails: []BailOutCode{BailInvalidArguments, BailRepeatedToolCall}},
 		{name: "unknown tool halts", steps: []*llm.Response{call("page_hover", `{"target":{"text":"x"}}`)},
 			want: DecisionBailedOut, bails: []BailOutCode{BailUnknownTool}, reply: `"page_hover", which does not exist here`},
 		{name: "misspelt raw act tool halts without an approval", steps: []*llm.Response{call("HTTP_Request", `{"url":"/api/a"}`)},
 			want: DecisionBailedOut, bails: []BailOutCode{BailUnknownTool}, reply: `"HTTP_Request", which does not exist here`},
-		{name: "misspelt raw tool runs with an approval", approve: AlwaysApprove, steps: []*llm.Response{
+		{name: "misspelt raw tool runs with an approval", approve: runtime.AlwaysApprove, steps: []*llm.Response{
 			call("HTTP_Request", `{"url":"/api/a"}`),
 			{Text: "ok"},
 		}, want: DecisionExplored, calls: []string{"http_request:true"}, bails: []BailOutCode{BailUnknownTool}},
@@ -603,7 +486,7 @@ func TestExploreLoop(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := &playModel{steps: tc.steps}
 			r, log := exploreRouter(t, m, nil, api.URL)
-			r.MaxExploreSteps, r.SalvageApprover = tc.max, tc.approve
+			r.Explore.MaxSteps, r.SalvageApprover = tc.max, tc.approve
 			conv := r.NewConversation()
 			defer conv.Close()
 			res, err := conv.Turn(context.Background(), "a request")
@@ -631,9 +514,9 @@ func TestExploreLoop(t *testing.T) {
 			recs, _ := readSession(t, log)
 			var logged []string
 			for _, rec := range recs {
-				if rec.Type == RecToolResult {
+				if rec.Type == runtime.RecToolResult {
 					logged = append(logged, fmt.Sprintf("%s:%v", rec.Tool, rec.OK))
-					if rec.Raw != IsRawTool(rec.Tool) {
+					if rec.Raw != explore.IsTool(rec.Tool) {
 						t.Errorf("%s logged with raw=%v", rec.Tool, rec.Raw)
 					}
 				}
@@ -642,116 +525,5 @@ func TestExploreLoop(t *testing.T) {
 				t.Errorf("logged results %v, calls %v", logged, calls)
 			}
 		})
-	}
-}
-
-// TestRawHTTPSecrets: credential headers of an http_request are registered
-// as secrets before the call is logged.
-func TestRawHTTPSecrets(t *testing.T) {
-	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = fmt.Fprintf(w, `{"auth":%q}`, r.Header.Get("Authorization"))
-	}))
-	defer api.Close()
-	dir := t.TempDir()
-	log, err := OpenSessionLog(dir, "http")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	x := &RawExecutor{Log: log, BaseURL: api.URL}
-	defer x.Close()
-	o := x.Run(context.Background(), Call{ID: "h1", Name: RawHTTP, Turn: 1, Args: json.RawMessage(`{"url":"/me","headers":{"Authorization":"Bearer tok-12345"}}`)})
-	if !o.OK || o.Verification.Passed != 1 {
-		t.Fatalf("outcome %+v", o)
-	}
-	b, _ := os.ReadFile(filepath.Join(dir, "http.jsonl"))
-	if strings.Contains(string(b), "tok-12345") || !strings.Contains(string(b), `"raw":true`) {
-		t.Errorf("log:\n%s", b)
-	}
-	// Without a page source, page tools fail cleanly.
-	o = x.Run(context.Background(), Call{ID: "h2", Name: RawSnapshot, Turn: 1, Args: json.RawMessage(`{}`)})
-	if o.OK || o.Error.Code != CodeInternal || !strings.Contains(o.Error.Message, "no browser") {
-		t.Errorf("snapshot without a browser: %+v", o.Error)
-	}
-}
-
-// TestRawToolsSitePolicy: explore mode's raw tools obey allowed_sites as
-// macros do. A goto or http_request off the allowed sites is refused
-// before anything is sent; a click or redirect that leaves them is refused
-// after, and the page is blanked so no later call reads the other site.
-func TestRawToolsSitePolicy(t *testing.T) {
-	b := launch(t)
-	var offHits atomic.Int32
-	off := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/favicon.ico" { // the browser asks for it on its own
-			offHits.Add(1)
-		}
-		w.Header().Set("Content-Type", "text/html")
-		_, _ = fmt.Fprint(w, `<!doctype html><title>Elsewhere</title><p>off-site secret page</p>`)
-	}))
-	defer off.Close()
-	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/bounce":
-			http.Redirect(w, r, off.URL+"/landing", http.StatusFound)
-		case "/api/ok":
-			_, _ = fmt.Fprint(w, `{"ok":true}`)
-		default:
-			w.Header().Set("Content-Type", "text/html")
-			_, _ = fmt.Fprintf(w, `<!doctype html><title>Home</title><a href="%s/x">Partner site</a><p>home page</p>`, off.URL)
-		}
-	}))
-	defer home.Close()
-	sites, err := NewSitePolicy([]string{home.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	log, err := OpenSessionLog(t.TempDir(), "sites")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	x := &RawExecutor{Log: log, BaseURL: home.URL, Pages: ContextPages(b), Sites: sites}
-	defer x.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-
-	steps := []struct {
-		name, tool, args string
-		wantCode         ErrorCode // "" means the call succeeds
-		wantInResult     string
-	}{
-		{name: "goto an allowed page", tool: RawGoto, args: `{"url":"/"}`, wantInResult: home.URL},
-		{name: "goto off-site", tool: RawGoto, args: fmt.Sprintf(`{"url":%q}`, off.URL+"/x"), wantCode: CodeSiteNotAllowed},
-		{name: "the page stayed home", tool: RawExtract, args: `{"target":{"css":"p"}}`, wantInResult: "home page"},
-		{name: "http_request off-site", tool: RawHTTP, args: fmt.Sprintf(`{"url":%q}`, off.URL+"/api"), wantCode: CodeSiteNotAllowed},
-		{name: "http_request allowed", tool: RawHTTP, args: `{"url":"/api/ok"}`, wantInResult: `"ok":true`},
-		{name: "http_request redirected off-site", tool: RawHTTP, args: `{"url":"/bounce"}`, wantCode: CodeSiteNotAllowed},
-		{name: "a link off-site", tool: RawClick, args: `{"target":{"role":"link","name":"Partner site"}}`, wantCode: CodeSiteNotAllowed},
-		{name: "the off-site page was blanked", tool: RawExtract, args: `{"target":{"css":"p"}}`, wantCode: CodeStepFailed},
-	}
-	for i, s := range steps {
-		o := x.Run(ctx, Call{ID: fmt.Sprint("c", i), Name: s.tool, Turn: 1, Args: json.RawMessage(s.args)})
-		switch {
-		case s.wantCode == "" && !o.OK:
-			t.Errorf("%s: failed: %+v", s.name, o.Error)
-		case s.wantCode == "" && !strings.Contains(string(o.Result), s.wantInResult):
-			t.Errorf("%s: result %s, want %q in it", s.name, o.Result, s.wantInResult)
-		case s.wantCode != "" && (o.OK || o.Error.Code != s.wantCode):
-			t.Errorf("%s: got ok=%v error %+v, want %s", s.name, o.OK, o.Error, s.wantCode)
-		case s.wantCode == CodeSiteNotAllowed && !strings.Contains(o.Error.Message, "outside the allowed sites"):
-			t.Errorf("%s: message %q does not name the policy", s.name, o.Error.Message)
-		}
-	}
-	// Only the click reached the other site (a browser navigation cannot be
-	// refused before it is sent without intercepting every request); the
-	// refused goto, request and redirect sent it nothing.
-	if n := offHits.Load(); n != 1 {
-		t.Errorf("the off-site server saw %d requests, want 1 (the link)", n)
-	}
-	recs, _ := readSession(t, log)
-	b2, _ := json.Marshal(recs)
-	if strings.Contains(string(b2), "off-site secret page") {
-		t.Errorf("the session log carries the off-site page's text")
 	}
 }

@@ -1,4 +1,4 @@
-package runtime
+package route
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/llm"
 	"github.com/macrokit/macrokit-go/llm/llmtest"
+	"github.com/macrokit/macrokit-go/runtime"
 )
 
 // funcModel answers with a function of the request: the router's logic is
@@ -47,44 +48,44 @@ func native(name, args string) *llm.Response {
 
 func text(s string) *llm.Response { return &llm.Response{Text: s} }
 
-func routerRegistry(t *testing.T) *Registry {
+func routerRegistry(t *testing.T) *runtime.Registry {
 	t.Helper()
 	r := testRegistry(t, "http://127.0.0.1:1")
-	more := []*Macro{
-		{Name: "add_customer", Intent: "add a customer", Risk: RiskAct, Params: json.RawMessage(`{"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1},"vip":{"type":"boolean","default":false},"seats":{"type":"integer","minimum":1,"default":1},"tags":{"type":"array","items":{"type":"string"}}}}`),
-			Handler: func(ctx context.Context, x *Exec, args json.RawMessage) (any, error) {
+	more := []*runtime.Macro{
+		{Name: "add_customer", Intent: "add a customer", Risk: runtime.RiskAct, Params: json.RawMessage(`{"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1},"vip":{"type":"boolean","default":false},"seats":{"type":"integer","minimum":1,"default":1},"tags":{"type":"array","items":{"type":"string"}}}}`),
+			Handler: func(ctx context.Context, x *runtime.Exec, args json.RawMessage) (any, error) {
 				return json.RawMessage(args), nil
 			}},
-		{Name: "login", Intent: "log in", Risk: RiskAct, Secrets: []string{"password"}, Params: json.RawMessage(`{"type":"object","required":["user","password"],"properties":{"user":{"type":"string"},"password":{"type":"string"}}}`),
-			Handler: func(ctx context.Context, x *Exec, args json.RawMessage) (any, error) {
+		{Name: "login", Intent: "log in", Risk: runtime.RiskAct, Secrets: []string{"password"}, Params: json.RawMessage(`{"type":"object","required":["user","password"],"properties":{"user":{"type":"string"},"password":{"type":"string"}}}`),
+			Handler: func(ctx context.Context, x *runtime.Exec, args json.RawMessage) (any, error) {
 				return map[string]bool{"ok": true}, nil
 			}},
 	}
 	ms := append(r.List(), more...)
-	reg, err := NewRegistry(ms...)
+	reg, err := runtime.NewRegistry(ms...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return reg
 }
 
-func newRouter(t *testing.T, m llm.Model) (*Router, *SessionLog, string) {
+func newRouter(t *testing.T, m llm.Model) (*Router, *runtime.SessionLog, string) {
 	t.Helper()
 	reg := routerRegistry(t)
 	dir := t.TempDir()
-	log, err := OpenSessionLog(dir, "test")
+	log, err := runtime.OpenSessionLog(dir, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { log.Close() })
-	return &Router{Registry: reg, Model: m, Dispatcher: &Dispatcher{Registry: reg, Log: log}}, log, dir
+	return &Router{Registry: reg, Model: m, Dispatcher: &runtime.Dispatcher{Registry: reg, Log: log}}, log, dir
 }
 
 func TestRouterTurns(t *testing.T) {
 	cases := []struct {
 		name     string
 		model    *funcModel
-		approve  Approver
+		approve  runtime.Approver
 		want     Decision
 		macro    string
 		bail     []BailOutCode
@@ -114,7 +115,7 @@ func TestRouterTurns(t *testing.T) {
 		{name: "json in text for an act macro halts without approval", model: answers("m", text("```json\n{\"name\": \"add_customer\", \"arguments\": {\"name\": \"Ada\"}}\n```")),
 			want: DecisionBailedOut, bail: []BailOutCode{BailToolCallAsText}},
 		{name: "json in text for an act macro runs with approval", model: answers("m", text(`{"name": "add_customer", "arguments": {"name": "Ada"}}`)),
-			approve: AlwaysApprove, want: DecisionSalvaged, macro: "add_customer", bail: []BailOutCode{BailToolCallAsText}, ran: true},
+			approve: runtime.AlwaysApprove, want: DecisionSalvaged, macro: "add_customer", bail: []BailOutCode{BailToolCallAsText}, ran: true},
 		{name: "two calls in text halt", model: answers("m", text(`[{"name":"greet","arguments":{"name":"A"}},{"name":"greet","arguments":{"name":"B"}}]`)),
 			want: DecisionBailedOut, bail: []BailOutCode{BailToolCallAsText}},
 		{name: "text call with bad args halts", model: answers("m", text(`{"name": "greet", "parameters": {"name": "<nil>"}}`)),
@@ -129,7 +130,7 @@ func TestRouterTurns(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r, _, _ := newRouter(t, tc.model)
-			r.SalvageApprover, r.NoGrounding = tc.approve, tc.noGround
+			r.SalvageApprover, r.Eval.NoGrounding = tc.approve, tc.noGround
 			req := tc.request
 			if req == "" {
 				req = "a request"
@@ -164,7 +165,7 @@ func TestRouterTurns(t *testing.T) {
 func TestRouterDangerousRefusedWithoutApprover(t *testing.T) {
 	r, _, _ := newRouter(t, answers("m", native("wipe", `{}`)))
 	res, _ := r.NewConversation().Turn(context.Background(), "wipe it all")
-	if res.Outcome == nil || res.Outcome.OK || res.Outcome.Error.Code != CodeApprovalRequired {
+	if res.Outcome == nil || res.Outcome.OK || res.Outcome.Error.Code != runtime.CodeApprovalRequired {
 		t.Fatalf("outcome %+v, want approval_required", res.Outcome)
 	}
 	if !strings.Contains(res.Reply, "approval") {
@@ -235,7 +236,7 @@ func TestRouterSummaryCannotChain(t *testing.T) {
 	}
 	calls := 0
 	for _, rec := range recs {
-		if rec.Type == RecToolCall {
+		if rec.Type == runtime.RecToolCall {
 			calls++
 		}
 	}
@@ -259,7 +260,7 @@ func TestRouterFailedCallIsNotSummarisedByTheModel(t *testing.T) {
 func TestRouterLogsAndRedacts(t *testing.T) {
 	m := answers("m", text(`{"name":"login","arguments":{"user":"ada","password":"hunter2-secret"}}`))
 	r, log, dir := newRouter(t, m)
-	r.SalvageApprover = AlwaysApprove
+	r.SalvageApprover = runtime.AlwaysApprove
 	res, _ := r.NewConversation().Turn(context.Background(), "log me in")
 	if res.Decision != DecisionSalvaged {
 		t.Fatalf("got %+v", res)
@@ -306,7 +307,7 @@ func TestRouterCatalogRetrieval(t *testing.T) {
 		return text("ok"), nil
 	}}
 	r, _, _ := newRouter(t, m)
-	r.CatalogThreshold, r.TopK = 2, 2
+	r.Retrieval.Threshold, r.Retrieval.TopK = 2, 2
 	res, _ := r.NewConversation().Turn(context.Background(), "greet someone called Ada")
 	if len(offered) != 2 || offered[0] != "greet" {
 		t.Fatalf("offered %v, want greet first of 2", offered)
@@ -318,7 +319,7 @@ func TestRouterCatalogRetrieval(t *testing.T) {
 
 func TestRouterDryRun(t *testing.T) {
 	r, _, _ := newRouter(t, answers("m", native("wipe", `{}`)))
-	r.DryRun = true
+	r.Eval.DryRun = true
 	res, _ := r.NewConversation().Turn(context.Background(), "wipe")
 	if res.Outcome == nil || !res.Outcome.OK || !strings.Contains(string(res.Outcome.Result), "dry_run") {
 		t.Fatalf("got %+v", res.Outcome)
@@ -338,11 +339,11 @@ func readRaw(t *testing.T, dir string) []byte {
 	return all
 }
 
-func readLog(t *testing.T, dir string) []Record {
+func readLog(t *testing.T, dir string) []runtime.Record {
 	t.Helper()
-	var recs []Record
+	var recs []runtime.Record
 	for _, line := range bytes.Split(readRaw(t, dir), []byte("\n")) {
-		var r Record
+		var r runtime.Record
 		if json.Unmarshal(line, &r) == nil {
 			recs = append(recs, r)
 		}
@@ -350,7 +351,7 @@ func readLog(t *testing.T, dir string) []Record {
 	return recs
 }
 
-func hasEvent(recs []Record, name string) bool {
+func hasEvent(recs []runtime.Record, name string) bool {
 	for _, r := range recs {
 		if r.Event == name {
 			return true

@@ -1,0 +1,373 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime"
+)
+
+// resolveURL makes a path absolute against the open page (when it is an
+// http(s) page) or BaseURL.
+func (s *Session) resolveURL(ctx context.Context, raw string) (string, error) {
+	raw = strings.TrimSpace(raw)
+	if !strings.HasPrefix(raw, "/") {
+		return raw, nil
+	}
+	base := s.baseURL
+	if p := s.current(); p != nil {
+		if u, err := p.URL(ctx); err == nil && (strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://")) {
+			base = u
+		}
+	}
+	if base == "" {
+		return "", fmt.Errorf("%s is a path, but no site is open and no explore URL is configured: give an absolute URL", raw)
+	}
+	b, err := url.Parse(base)
+	if err != nil {
+		return "", fmt.Errorf("explore base URL %q: %w", base, err)
+	}
+	ref, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("URL %q: %w", raw, err)
+	}
+	return b.ResolveReference(ref).String(), nil
+}
+
+// pageState is what the page shows, read before and after an action to
+// tell what appeared and which list changed.
+type pageState struct {
+	Lines   []string       `json:"lines"`
+	TestIDs map[string]int `json:"testids"`
+	Depths  map[string]int `json:"depths"` // DOM depth of each testid's first element
+	live    []string
+}
+
+const pageStateJS = `() => {
+  const lines = [];
+  const b = document.body;
+  if (b) for (const l of (b.innerText || '').split('\n')) {
+    const s = l.replace(/\s+/g, ' ').trim();
+    if (s) lines.push(s);
+    if (lines.length >= 5000) break;
+  }
+  const testids = {}, depths = {};
+  for (const el of document.querySelectorAll('[data-testid]')) {
+    const k = el.getAttribute('data-testid');
+    testids[k] = (testids[k] || 0) + 1;
+    if (!(k in depths)) {
+      let d = 0;
+      for (let p = el.parentElement; p; p = p.parentElement) d++;
+      depths[k] = d;
+    }
+  }
+  return { lines, testids, depths };
+}`
+
+// state reads the page's text lines, data-testid counts and live-region
+// texts (the engine's snapshot signals). It is evidence, best effort: a
+// page that cannot be read gives an empty state.
+func readState(ctx context.Context, p *engine.Page) pageState {
+	var st pageState
+	if obj, err := p.Rod().Context(ctx).Eval(pageStateJS); err == nil {
+		_ = obj.Value.Unmarshal(&st)
+	}
+	if s, err := p.Snapshot(ctx, engine.SnapshotOptions{NoHitTest: true, Max: 2000}); err == nil {
+		for _, l := range s.Signals.Live {
+			if t := strings.Join(strings.Fields(l.Text), " "); t != "" {
+				st.live = append(st.live, t)
+			}
+		}
+		for _, d := range s.Signals.Dialogs {
+			if d.Name != "" {
+				st.live = append(st.live, d.Name)
+			}
+		}
+	}
+	return st
+}
+
+// appeared lists the short texts after has and before had not: new
+// live-region texts and dialogs first, then new lines of text (not after a
+// navigation, where every line is new).
+func appeared(before, after pageState, navigated bool, secrets []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		s = clip(engine.Redact(s, secrets), maxAppearedLen)
+		if s == "" || seen[s] || len(out) >= maxAppeared {
+			return
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	had := map[string]int{}
+	for _, l := range before.live {
+		had[l]++
+	}
+	for _, l := range after.live {
+		if navigated || had[l] == 0 {
+			add(l)
+		} else {
+			had[l]--
+		}
+	}
+	if navigated {
+		return out
+	}
+	had = map[string]int{}
+	for _, l := range before.Lines {
+		had[l]++
+	}
+	for _, l := range after.Lines {
+		if had[l] > 0 {
+			had[l]--
+			continue
+		}
+		add(l)
+	}
+	return out
+}
+
+// countDelta names the data-testid list whose size changed, e.g. the
+// table a Save click added a row to: a list (two or more members) before a
+// lone element such as a toast, then the outermost (a row, not the cells
+// inside it), then the longest.
+func countDelta(before, after pageState) map[string]any {
+	depth := func(k string) int {
+		if d, ok := after.Depths[k]; ok {
+			return d
+		}
+		return before.Depths[k]
+	}
+	size := func(k string) int { return max(after.TestIDs[k], before.TestIDs[k]) }
+	best := ""
+	better := func(k string) bool {
+		if best == "" {
+			return true
+		}
+		if lk, lb := size(k) > 1, size(best) > 1; lk != lb {
+			return lk
+		}
+		if dk, db := depth(k), depth(best); dk != db {
+			return dk < db
+		}
+		if sk, sb := size(k), size(best); sk != sb {
+			return sk > sb
+		}
+		return k < best
+	}
+	for _, ids := range []map[string]int{after.TestIDs, before.TestIDs} {
+		for k := range ids {
+			if before.TestIDs[k] != after.TestIDs[k] && better(k) {
+				best = k
+			}
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	return map[string]any{"target": map[string]string{"testid": best}, "before": before.TestIDs[best], "after": after.TestIDs[best]}
+}
+
+// rawRequest is one request a raw call saw the page send.
+type rawRequest struct {
+	Method string `json:"method"`
+	URL    string `json:"url"`
+	Status int    `json:"status,omitempty"`
+	Failed string `json:"failed,omitempty"`
+}
+
+// requestsSince lists the documents, XHR/fetch calls and other non-GET
+// requests the page sent after mark (static assets left out), bounded.
+func requestsSince(p *engine.Page, mark int64, secrets []string) []rawRequest {
+	var out []rawRequest
+	for _, r := range p.Requests(mark) {
+		switch {
+		case r.Type == "Document", r.Type == "XHR", r.Type == "Fetch":
+		case r.Method != "GET" && r.Method != "HEAD" && r.Method != "OPTIONS":
+		default:
+			continue
+		}
+		if len(out) == maxRawRequests {
+			break
+		}
+		rr := rawRequest{Method: r.Method, URL: engine.Redact(r.URL, secrets), Status: r.Status, Failed: r.Failed}
+		if !r.Done && rr.Failed == "" {
+			rr.Failed = "pending"
+		}
+		out = append(out, rr)
+	}
+	return out
+}
+
+// pageCall runs one page tool on p.
+func (s *Session) pageCall(ctx context.Context, x *runtime.Exec, p *engine.Page, name string, a rawArgs) (map[string]any, error) {
+	if u, err := p.URL(ctx); err == nil {
+		x.Annotate("url_before", u)
+	}
+	defer func() {
+		if u, err := p.URL(context.WithoutCancel(ctx)); err == nil {
+			x.Annotate("url_after", u)
+		}
+	}()
+	if err := s.offSite(ctx, p); err != nil {
+		return nil, x.FailStep(ctx, runtime.StepRecord{Path: name, Kind: strings.TrimPrefix(name, "page_")}, err)
+	}
+	switch name {
+	case Snapshot:
+		return s.snapshot(ctx, x, p)
+	case Extract:
+		return s.extract(ctx, x, p, a)
+	}
+	step := engine.Step{Target: a.Target}
+	switch name {
+	case Goto:
+		u, err := s.resolveURL(ctx, a.URL)
+		if err != nil {
+			return nil, &runtime.CallError{Code: runtime.CodeInvalidArguments, Message: err.Error(), Args: []runtime.ArgError{{Pointer: "/url", Message: err.Error()}}}
+		}
+		if err := s.policy(ctx).Check(u); err != nil {
+			return nil, x.FailStep(ctx, runtime.StepRecord{Path: name, Kind: string(engine.ActGoto)}, err)
+		}
+		step.Action, step.URL = engine.ActGoto, u
+	case Click:
+		step.Action = engine.ActClick
+	case Fill:
+		v, _ := a.Value.(string)
+		step.Action, step.Value, step.Sensitive = engine.ActFill, v, s.isSecret(v)
+	case Select:
+		step.Action, step.Options = engine.ActSelect, []string{a.Option}
+	case Check:
+		step.Action = engine.ActCheck
+		if a.Checked != nil && !*a.Checked {
+			step.Action = engine.ActUncheck
+		}
+	case Press:
+		step.Action, step.Key = engine.ActPress, a.Key
+	}
+	before := readState(ctx, p)
+	mark := p.RequestMark()
+	sr, err := p.Do(ctx, step)
+	if err == nil {
+		// Let the requests the action started finish, and their responses
+		// render, before reading what it did; a page that never settles is
+		// read as it is.
+		wctx, cancel := context.WithTimeout(ctx, rawSettleWait)
+		_ = p.WaitReady(wctx)
+		cancel()
+	}
+	secrets := s.secretList()
+	after := readState(context.WithoutCancel(ctx), p)
+	navigated := step.Action == engine.ActGoto || sr != nil && sr.Act != nil && sr.Act.Navigated && !sr.Act.SameDocument
+	reqs := requestsSince(p, mark, secrets)
+	app := appeared(before, after, navigated, secrets)
+	rec := runtime.StepRecord{Path: name, Kind: string(step.Action), Status: "passed"}
+	if sr != nil {
+		rec.Checks, rec.Detail, rec.Duration = sr.Checks, sr.Detail(), sr.Duration
+	}
+	if rec.Detail == nil {
+		rec.Detail = map[string]any{}
+	}
+	if len(reqs) > 0 {
+		rec.Detail["requests"] = reqs
+	}
+	if len(app) > 0 {
+		rec.Detail["appeared"] = app
+	}
+	if err != nil {
+		return nil, x.FailStep(ctx, rec, err)
+	}
+	if serr := s.offSite(ctx, p); serr != nil {
+		delete(rec.Detail, "appeared") // what an off-site page shows is not evidence to keep
+		return nil, x.FailStep(ctx, rec, serr)
+	}
+	x.Record(rec)
+	res := map[string]any{"url": sr.URLAfter}
+	if u, uerr := p.URL(ctx); uerr == nil {
+		res["url"] = u
+	}
+	if act := sr.Act; act != nil {
+		switch step.Action {
+		case engine.ActFill:
+			res["value"] = act.ValueAfter
+		case engine.ActSelect:
+			res["value"] = strings.Join(act.SelectedAfter, ", ")
+		case engine.ActCheck, engine.ActUncheck:
+			res["value"] = map[string]string{"true": "checked", "false": "unchecked", "mixed": "mixed"}[act.CheckedAfter]
+		}
+		if act.PopupURL != "" {
+			res["popup_url"] = act.PopupURL
+		}
+	}
+	if reqs == nil {
+		reqs = []rawRequest{}
+	}
+	res["requests"] = reqs
+	if app == nil {
+		app = []string{}
+	}
+	res["appeared"] = app
+	if step.Action == engine.ActClick {
+		if cd := countDelta(before, after); cd != nil {
+			res["count_delta"] = cd
+		}
+	}
+	return res, nil
+}
+
+// extract reads text, a value, an attribute, every match or a count.
+func (s *Session) extract(ctx context.Context, x *runtime.Exec, p *engine.Page, a rawArgs) (map[string]any, error) {
+	start := time.Now()
+	rec := runtime.StepRecord{Path: Extract, Kind: "extract", Status: "passed"}
+	f := engine.Field{Text: true}
+	if a.Attr != "" {
+		f = engine.Field{Attr: a.Attr}
+	} else if v, _ := a.Value.(bool); v {
+		f = engine.Field{Value: true}
+	}
+	t := *a.Target
+	res := map[string]any{}
+	if u, err := p.URL(ctx); err == nil {
+		res["url"] = u
+	}
+	secrets := s.secretList()
+	switch {
+	case a.Count:
+		n, err := p.Count(ctx, t)
+		rec.Duration = time.Since(start)
+		if err != nil {
+			return nil, x.FailStep(ctx, rec, err)
+		}
+		res["count"] = n
+	case a.All:
+		rows, err := p.ExtractRows(ctx, t, map[string]engine.Field{"v": f}, maxExtractAll)
+		rec.Duration = time.Since(start)
+		if err != nil {
+			return nil, x.FailStep(ctx, rec, err)
+		}
+		values := make([]any, 0, len(rows.Rows))
+		for _, r := range rows.Rows {
+			if v := r["v"]; v != nil {
+				values = append(values, engine.Redact(*v, secrets))
+			} else {
+				values = append(values, nil)
+			}
+		}
+		res["values"], res["total"] = values, rows.Total
+	default:
+		e, err := p.Extract(ctx, t, f)
+		rec.Duration = time.Since(start)
+		if err != nil {
+			return nil, x.FailStep(ctx, rec, err)
+		}
+		res["value"] = engine.Redact(e.Value, secrets)
+		rec.Detail = map[string]any{"element": e.Element}
+	}
+	x.Record(rec)
+	return res, nil
+}
