@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod/lib/input"
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 // healer runs one step's attempts and picks the next strategy from the
@@ -172,11 +173,11 @@ func implicitChecks(step Step, act *ActResult) []CheckResult {
 	case ActFill:
 		c.Kind, c.Expected, c.Actual = CondValueEquals, step.Value, act.ValueAfter
 		if step.Sensitive {
-			c.Expected, c.Actual = Redacted, Redacted
+			c.Expected, c.Actual = redact.Marker, redact.Marker
 		}
 		c.Evidence["before"] = act.ValueBefore
 		if step.Sensitive {
-			c.Evidence["before"] = Redacted
+			c.Evidence["before"] = redact.Marker
 		}
 	case ActSelect:
 		c.Kind, c.Expected, c.Actual = CondValueEquals, strings.Join(step.Options, ", "), strings.Join(act.SelectedAfter, ", ")

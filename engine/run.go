@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 // Attempt is one try at a step: the strategy that led to it, the input
@@ -282,7 +284,7 @@ func stepData(s Step) map[string]any {
 	}
 	if s.Value != "" {
 		if s.Sensitive {
-			d["value"] = Redacted
+			d["value"] = redact.Marker
 		} else {
 			d["value"] = s.Value
 		}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime/redact"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
 
 // The raw primitive tools of explore mode (docs/explore.md). Their calls
@@ -266,7 +268,7 @@ type RawExecutor struct {
 	// Pages opens the page on first use.
 	Pages PageSource
 	// Log receives a raw tool_call and tool_result record per call.
-	Log *SessionLog
+	Log *sessionlog.Writer
 	// BaseURL resolves paths (page_goto /customers) while no http(s) page
 	// is open; afterwards they resolve against the page's URL.
 	BaseURL string
@@ -469,7 +471,7 @@ func (x *RawExecutor) timeout() time.Duration {
 	return DefaultRawTimeout
 }
 
-func (x *RawExecutor) logRecord(r Record) {
+func (x *RawExecutor) logRecord(r sessionlog.Record) {
 	if x.Log != nil {
 		_ = x.Log.Append(r)
 	}
@@ -494,15 +496,15 @@ func (x *RawExecutor) Run(ctx context.Context, c Call) *Outcome {
 	if cerr == nil {
 		x.noteSecrets(ctx, c.Name, a)
 	}
-	x.logRecord(Record{Type: RecToolCall, Turn: c.Turn, CallID: c.ID, Tool: c.Name, Raw: true, Args: logArgs})
+	x.logRecord(sessionlog.Record{Type: sessionlog.RecToolCall, Turn: c.Turn, CallID: c.ID, Tool: c.Name, Raw: true, Args: logArgs})
 	var data map[string]any
 	finish := func() *Outcome {
 		out.Duration = time.Since(start)
 		out.Verification = summarize(out.Steps)
-		rec := Record{Type: RecToolResult, Turn: c.Turn, CallID: c.ID, Tool: c.Name, Raw: true, OK: out.OK, Result: out.Result,
+		rec := sessionlog.Record{Type: sessionlog.RecToolResult, Turn: c.Turn, CallID: c.ID, Tool: c.Name, Raw: true, OK: out.OK, Result: out.Result,
 			DurationMS: out.Duration.Milliseconds(), Verification: &out.Verification, Data: data}
 		if out.Error != nil {
-			rec.Error = &ErrorInfo{Code: string(out.Error.Code), Message: out.Error.Message}
+			rec.Error = &sessionlog.ErrorInfo{Code: string(out.Error.Code), Message: out.Error.Message}
 			if len(out.Error.Args) > 0 {
 				rec.Error.Details = out.Error.Args
 			} else if out.Error.Step != nil {
@@ -631,7 +633,7 @@ func appeared(before, after pageState, navigated bool, secrets []string) []strin
 	var out []string
 	seen := map[string]bool{}
 	add := func(s string) {
-		s = clip(engine.Redact(s, secrets), maxAppearedLen)
+		s = clip(redact.String(s, secrets), maxAppearedLen)
 		if s == "" || seen[s] || len(out) >= maxAppeared {
 			return
 		}
@@ -729,7 +731,7 @@ func requestsSince(p *engine.Page, mark int64, secrets []string) []rawRequest {
 		if len(out) == maxRawRequests {
 			break
 		}
-		rr := rawRequest{Method: r.Method, URL: engine.Redact(r.URL, secrets), Status: r.Status, Failed: r.Failed}
+		rr := rawRequest{Method: r.Method, URL: redact.String(r.URL, secrets), Status: r.Status, Failed: r.Failed}
 		if !r.Done && rr.Failed == "" {
 			rr.Failed = "pending"
 		}
@@ -997,7 +999,7 @@ func (x *RawExecutor) extract(ctx context.Context, ex *Exec, p *engine.Page, a r
 		values := make([]any, 0, len(rows.Rows))
 		for _, r := range rows.Rows {
 			if v := r["v"]; v != nil {
-				values = append(values, engine.Redact(*v, secrets))
+				values = append(values, redact.String(*v, secrets))
 			} else {
 				values = append(values, nil)
 			}
@@ -1009,7 +1011,7 @@ func (x *RawExecutor) extract(ctx context.Context, ex *Exec, p *engine.Page, a r
 		if err != nil {
 			return nil, ex.fail(ctx, rec, err)
 		}
-		res["value"] = engine.Redact(e.Value, secrets)
+		res["value"] = redact.String(e.Value, secrets)
 		rec.Detail = map[string]any{"element": e.Element}
 	}
 	ex.record(rec)
@@ -1070,7 +1072,7 @@ func (x *RawExecutor) httpCall(ctx context.Context, ex *Exec, a rawArgs) (map[st
 	}
 	client = sites.Client(client)
 	secrets := x.secretList()
-	rec.Detail = map[string]any{"method": method, "url": engine.Redact(u.String(), secrets)}
+	rec.Detail = map[string]any{"method": method, "url": redact.String(u.String(), secrets)}
 	resp, err := client.Do(req)
 	if err != nil {
 		var se *SiteError
@@ -1086,23 +1088,23 @@ func (x *RawExecutor) httpCall(ctx context.Context, ex *Exec, a rawArgs) (map[st
 		return nil, fail(fmt.Errorf("read body: %w", err))
 	}
 	rec.Detail["status"] = resp.StatusCode
-	res := map[string]any{"url": engine.Redact(u.String(), secrets), "method": method, "status": resp.StatusCode}
+	res := map[string]any{"url": redact.String(u.String(), secrets), "method": method, "status": resp.StatusCode}
 	var v any
 	switch {
 	case len(b) > maxRawHTTPBody:
-		res["body"], res["truncated"] = engine.Redact(string(b[:maxRawHTTPBody]), secrets), true
+		res["body"], res["truncated"] = redact.String(string(b[:maxRawHTTPBody]), secrets), true
 	case len(bytes.TrimSpace(b)) == 0:
 	case json.Unmarshal(b, &v) == nil:
-		res["body"] = json.RawMessage(redactJSON(b, secrets))
+		res["body"] = json.RawMessage(redact.JSON(b, secrets))
 	default:
-		res["body"] = engine.Redact(string(b), secrets)
+		res["body"] = redact.String(string(b), secrets)
 	}
 	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
 	check := engine.CheckResult{Kind: "expect_status", Status: engine.Passed, Expected: "2xx", Actual: fmt.Sprint(resp.StatusCode), Duration: time.Since(start)}
 	if !ok {
 		check.Status = engine.Failed
 		rec.Checks = []engine.CheckResult{check}
-		rec.Detail["body"] = clip(engine.Redact(string(b), secrets), 300)
+		rec.Detail["body"] = clip(redact.String(string(b), secrets), 300)
 		return nil, fail(fmt.Errorf("%s %s: HTTP %d", method, u.Path, resp.StatusCode))
 	}
 	rec.Checks = []engine.CheckResult{check}

@@ -18,6 +18,7 @@ import (
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/internal/demosite"
 	"github.com/macrokit/macrokit-go/llm"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
 
 func TestRawToolsSchemas(t *testing.T) {
@@ -186,10 +187,10 @@ func call(name, args string) *llm.Response {
 
 // exploreRouter is a router in explore mode over the test registry, with
 // its session log in a temp dir.
-func exploreRouter(t *testing.T, m llm.Model, pages PageSource, site string) (*Router, *SessionLog) {
+func exploreRouter(t *testing.T, m llm.Model, pages PageSource, site string) (*Router, *sessionlog.Writer) {
 	t.Helper()
 	reg := routerRegistry(t)
-	log, err := OpenSessionLog(t.TempDir(), "explore")
+	log, err := sessionlog.Open(t.TempDir(), "explore")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,14 +199,14 @@ func exploreRouter(t *testing.T, m llm.Model, pages PageSource, site string) (*R
 		Dispatcher: &Dispatcher{Registry: reg, Log: log, Pages: pages}}, log
 }
 
-func readSession(t *testing.T, log *SessionLog) ([]Record, string) {
+func readSession(t *testing.T, log *sessionlog.Writer) ([]sessionlog.Record, string) {
 	t.Helper()
 	b, err := os.ReadFile(log.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []Record
-	if _, err := ReadRecords(bytes.NewReader(b), func(r Record) error { recs = append(recs, r); return nil }); err != nil {
+	var recs []sessionlog.Record
+	if _, err := sessionlog.Read(bytes.NewReader(b), func(r sessionlog.Record) error { recs = append(recs, r); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return recs, string(b)
@@ -230,20 +231,20 @@ type rawResult struct {
 
 // rawPair is one raw call's two records.
 type rawPair struct {
-	call, result Record
+	call, result sessionlog.Record
 	res          rawResult
 }
 
-func rawPairs(t *testing.T, recs []Record) []rawPair {
+func rawPairs(t *testing.T, recs []sessionlog.Record) []rawPair {
 	t.Helper()
 	var out []rawPair
 	for i, r := range recs {
-		if r.Type != RecToolCall || !r.Raw {
+		if r.Type != sessionlog.RecToolCall || !r.Raw {
 			continue
 		}
-		var res *Record
+		var res *sessionlog.Record
 		for _, q := range recs[i+1:] {
-			if q.Type == RecToolResult && q.CallID == r.CallID {
+			if q.Type == sessionlog.RecToolResult && q.CallID == r.CallID {
 				res = &q
 				break
 			}
@@ -354,7 +355,7 @@ func TestExploreAddCustomer(t *testing.T) {
 	if os.Getenv("MK_DUMP") != "" {
 		t.Log(dump)
 	}
-	if recs[0].Type != RecUser || recs[0].Text != request || recs[0].Turn != 1 {
+	if recs[0].Type != sessionlog.RecUser || recs[0].Text != request || recs[0].Turn != 1 {
 		t.Fatalf("first record %+v, want the user's request", recs[0])
 	}
 	pairs := rawPairs(t, recs)
@@ -631,7 +632,7 @@ func TestExploreLoop(t *testing.T) {
 			recs, _ := readSession(t, log)
 			var logged []string
 			for _, rec := range recs {
-				if rec.Type == RecToolResult {
+				if rec.Type == sessionlog.RecToolResult {
 					logged = append(logged, fmt.Sprintf("%s:%v", rec.Tool, rec.OK))
 					if rec.Raw != IsRawTool(rec.Tool) {
 						t.Errorf("%s logged with raw=%v", rec.Tool, rec.Raw)
@@ -653,7 +654,7 @@ func TestRawHTTPSecrets(t *testing.T) {
 	}))
 	defer api.Close()
 	dir := t.TempDir()
-	log, err := OpenSessionLog(dir, "http")
+	log, err := sessionlog.Open(dir, "http")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -706,7 +707,7 @@ func TestRawToolsSitePolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, err := OpenSessionLog(t.TempDir(), "sites")
+	log, err := sessionlog.Open(t.TempDir(), "sites")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/llm"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
 
 // Router defaults.
@@ -137,7 +138,7 @@ type Router struct {
 	SalvageApprover Approver
 	// Log receives every step of the turn (optional; the Dispatcher's own
 	// log is used when nil).
-	Log *SessionLog
+	Log *sessionlog.Writer
 	// CatalogThreshold and TopK configure retrieval (0: defaults).
 	CatalogThreshold int
 	TopK             int
@@ -214,7 +215,7 @@ func (c *Conversation) rawExec() *RawExecutor {
 	return c.raw
 }
 
-func (r *Router) log() *SessionLog {
+func (r *Router) log() *sessionlog.Writer {
 	if r.Log != nil {
 		return r.Log
 	}
@@ -224,14 +225,14 @@ func (r *Router) log() *SessionLog {
 	return nil
 }
 
-func (r *Router) record(rec Record) {
+func (r *Router) record(rec sessionlog.Record) {
 	if l := r.log(); l != nil {
 		_ = l.Append(rec)
 	}
 }
 
 func (r *Router) event(turn int, name string, data map[string]any) {
-	r.record(Record{Type: RecSystem, Turn: turn, Event: name, Data: data})
+	r.record(sessionlog.Record{Type: sessionlog.RecSystem, Turn: turn, Event: name, Data: data})
 }
 
 // tools picks the macros to offer for a request.
@@ -309,7 +310,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 	var external time.Duration // model calls and the macro run
 	c.turn++
 	res := &TurnResult{Turn: c.turn, Request: request, Model: r.Model.Name()}
-	r.record(Record{Type: RecUser, Turn: c.turn, Text: request})
+	r.record(sessionlog.Record{Type: sessionlog.RecUser, Turn: c.turn, Text: request})
 	defer func() {
 		res.Overhead = time.Since(start) - external
 		if res.Overhead < 0 {
@@ -326,7 +327,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		}
 		r.event(c.turn, "turn_done", data)
 		if res.Reply != "" {
-			r.record(Record{Type: RecAssistant, Turn: c.turn, Text: res.Reply})
+			r.record(sessionlog.Record{Type: sessionlog.RecAssistant, Turn: c.turn, Text: res.Reply})
 		}
 	}()
 
@@ -403,7 +404,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		res.ModelLatency += resp.Latency
 		res.Usage.PromptTokens += resp.Usage.PromptTokens
 		res.Usage.CompletionTokens += resp.Usage.CompletionTokens
-		r.record(Record{Type: RecSystem, Turn: c.turn, Event: "model_response", Text: resp.Text, Data: responseData(m, resp)})
+		r.record(sessionlog.Record{Type: sessionlog.RecSystem, Turn: c.turn, Event: "model_response", Text: resp.Text, Data: responseData(m, resp)})
 		return resp, nil
 	}
 	if r.Explore {

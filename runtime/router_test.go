@@ -12,6 +12,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/llm"
 	"github.com/macrokit/macrokit-go/llm/llmtest"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
 
 // funcModel answers with a function of the request: the router's logic is
@@ -68,11 +69,11 @@ func routerRegistry(t *testing.T) *Registry {
 	return reg
 }
 
-func newRouter(t *testing.T, m llm.Model) (*Router, *SessionLog, string) {
+func newRouter(t *testing.T, m llm.Model) (*Router, *sessionlog.Writer, string) {
 	t.Helper()
 	reg := routerRegistry(t)
 	dir := t.TempDir()
-	log, err := OpenSessionLog(dir, "test")
+	log, err := sessionlog.Open(dir, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +236,7 @@ func TestRouterSummaryCannotChain(t *testing.T) {
 	}
 	calls := 0
 	for _, rec := range recs {
-		if rec.Type == RecToolCall {
+		if rec.Type == sessionlog.RecToolCall {
 			calls++
 		}
 	}
@@ -338,11 +339,11 @@ func readRaw(t *testing.T, dir string) []byte {
 	return all
 }
 
-func readLog(t *testing.T, dir string) []Record {
+func readLog(t *testing.T, dir string) []sessionlog.Record {
 	t.Helper()
-	var recs []Record
+	var recs []sessionlog.Record
 	for _, line := range bytes.Split(readRaw(t, dir), []byte("\n")) {
-		var r Record
+		var r sessionlog.Record
 		if json.Unmarshal(line, &r) == nil {
 			recs = append(recs, r)
 		}
@@ -350,7 +351,7 @@ func readLog(t *testing.T, dir string) []Record {
 	return recs
 }
 
-func hasEvent(recs []Record, name string) bool {
+func hasEvent(recs []sessionlog.Record, name string) bool {
 	for _, r := range recs {
 		if r.Event == name {
 			return true

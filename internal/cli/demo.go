@@ -11,6 +11,7 @@ import (
 	"github.com/macrokit/macrokit-go/llm"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/app"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/urfave/cli/v2"
 )
 
@@ -36,7 +37,7 @@ func demoRunCommand(cfg *app.Config) *cli.Command {
 		Name:  "run",
 		Usage: "start the demo site in-process and route a short conversation through the scripted model to the reference macros, in headless Chromium",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "session-dir", Value: runtime.DefaultSessionDir, Usage: "where the session log goes (empty: none)"},
+			&cli.StringFlag{Name: "session-dir", Value: sessionlog.DefaultDir, Usage: "where the session log goes (empty: none)"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print every step's evidence"},
 		}, app.BrowserFlags()...),
 		Action: func(c *cli.Context) error {
@@ -73,7 +74,7 @@ func demoRunCommand(cfg *app.Config) *cli.Command {
 					return ""
 				}}
 			if dir := c.String("session-dir"); dir != "" {
-				log, err := runtime.OpenSessionLog(dir, runtime.NewSessionID())
+				log, err := sessionlog.Open(dir, sessionlog.NewID())
 				if err != nil {
 					return app.Failf("%v", err)
 				}

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/gate"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/urfave/cli/v2"
 )
 
@@ -19,7 +19,7 @@ func GateCommand(cfg *Config) *cli.Command {
 		Name:      "gate",
 		Usage:     "flag user turns done with raw explore tools (>= --threshold raw calls) and suggest macro specs for them",
 		ArgsUsage: "[PATH ...]",
-		Description: `Reads session logs (default ` + runtime.DefaultSessionDir + `, recursive *.jsonl; torn and foreign
+		Description: `Reads session logs (default ` + sessionlog.DefaultDir + `, recursive *.jsonl; torn and foreign
 lines are counted and skipped), flags every user turn with --threshold or more raw calls,
 groups the findings that are the same workflow and suggests one spec per group: values that
 vary become parameters, observed results become expect post-conditions.
@@ -66,7 +66,7 @@ Exit 0: no finding; 1: findings; 2: usage error or unreadable input.`,
 			}
 			paths := c.Args().Slice()
 			if len(paths) == 0 {
-				paths = []string{runtime.DefaultSessionDir}
+				paths = []string{sessionlog.DefaultDir}
 			}
 			rep, err := gate.Scan(paths, opts)
 			if err != nil {

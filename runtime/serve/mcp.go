@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -41,13 +42,13 @@ const approvalTTL = 10 * time.Minute
 // the check counts and every step with its checks (expected, actual,
 // evidence).
 type Evidence struct {
-	CallID       string                      `json:"call_id"`
-	Macro        string                      `json:"macro"`
-	OK           bool                        `json:"ok"`
-	Error        *runtime.CallError          `json:"error,omitempty"`
-	Verification runtime.VerificationSummary `json:"verification"`
-	Steps        []runtime.StepRecord        `json:"steps,omitempty"`
-	DurationMS   int64                       `json:"duration_ms"`
+	CallID       string                         `json:"call_id"`
+	Macro        string                         `json:"macro"`
+	OK           bool                           `json:"ok"`
+	Error        *runtime.CallError             `json:"error,omitempty"`
+	Verification sessionlog.VerificationSummary `json:"verification"`
+	Steps        []runtime.StepRecord           `json:"steps,omitempty"`
+	DurationMS   int64                          `json:"duration_ms"`
 }
 
 // EvidenceOf extracts a call's evidence from its outcome.
@@ -216,7 +217,7 @@ func (s *Server) toolHandler(m *runtime.Macro) mcp.ToolHandler {
 
 func (s *Server) event(name string, data map[string]any) {
 	if s.log != nil {
-		_ = s.log.Append(runtime.Record{Type: runtime.RecSystem, Event: name, Data: data})
+		_ = s.log.Append(sessionlog.Record{Type: sessionlog.RecSystem, Event: name, Data: data})
 	}
 }
 
