@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/runtime/refdata"
+	"github.com/macrokit/macrokit-go/runtime/refdata/cache"
 	"github.com/urfave/cli/v2"
 )
 
@@ -59,18 +60,18 @@ func RefdataOptions(cfg *Config, trustFiles []string, cachePath string) (refdata
 type refdataLookuper struct {
 	cfg  *Config
 	once sync.Once
-	lazy *refdata.Lazy
+	lazy *cache.Lazy
 	err  error
 }
 
-func (l *refdataLookuper) store() (*refdata.Lazy, error) {
+func (l *refdataLookuper) store() (*cache.Lazy, error) {
 	l.once.Do(func() {
 		o, err := RefdataOptions(l.cfg, nil, "")
 		if err != nil {
 			l.err = &refdata.Error{Code: refdata.CodeNotConfigured, Msg: fmt.Sprintf("trusted keys ($%s or refdata.trust): %v", EnvRefdataTrust, err), Err: err}
 			return
 		}
-		l.lazy = &refdata.Lazy{Options: o}
+		l.lazy = &cache.Lazy{Options: o}
 	})
 	return l.lazy, l.err
 }
@@ -160,8 +161,8 @@ func newRefdataCtx(c *cli.Context, cfg *Config, need int) (*refdataCtx, error) {
 	return r, nil
 }
 
-func (r *refdataCtx) open() (*refdata.Store, error) {
-	s, err := refdata.Open(r.c.Context, r.opts)
+func (r *refdataCtx) open() (*cache.Store, error) {
+	s, err := cache.Open(r.c.Context, r.opts)
 	if err != nil {
 		return nil, Failf("%v", err)
 	}
@@ -460,7 +461,7 @@ func refdataSync(cfg *Config) *cli.Command {
 			defer s.Close()
 			ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
 			defer cancel()
-			res, err := s.Sync(ctx, c.Args().First(), c.String("from"), refdata.SyncOptions{Pin: c.String("pin")})
+			res, err := s.Sync(ctx, c.Args().First(), c.String("from"), cache.SyncOptions{Pin: c.String("pin")})
 			if err != nil {
 				return r.fail(err)
 			}
@@ -564,7 +565,7 @@ func refdataList(cfg *Config) *cli.Command {
 			}
 			if r.json {
 				if list == nil {
-					list = []refdata.Entry{}
+					list = []cache.Entry{}
 				}
 				return r.emit(list)
 			}
@@ -682,7 +683,7 @@ func refdataShow(cfg *Config) *cli.Command {
 			}
 			if r.json {
 				return r.emit(struct {
-					Entry    *refdata.Entry    `json:"cache"`
+					Entry    *cache.Entry      `json:"cache"`
 					Manifest *refdata.Manifest `json:"manifest"`
 				}{e, m})
 			}
@@ -715,7 +716,7 @@ func refdataPrune(cfg *Config) *cli.Command {
 				return err
 			}
 			defer s.Close()
-			removed, err := s.Prune(c.Context, refdata.PruneOptions{Keep: c.Int("keep")})
+			removed, err := s.Prune(c.Context, cache.PruneOptions{Keep: c.Int("keep")})
 			if err != nil {
 				return r.fail(err)
 			}

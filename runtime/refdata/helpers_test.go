@@ -116,16 +116,6 @@ func testOptions(t testing.TB, keys ...*PrivateKey) Options {
 	return Options{TrustedKeys: pubs, Path: filepath.Join(t.TempDir(), "cache", "refdata.db"), Now: clock}
 }
 
-func openStore(t testing.TB, o Options) *Store {
-	t.Helper()
-	s, err := Open(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 func wantCode(t testing.TB, err error, code Code) {
 	t.Helper()
 	if err == nil {
@@ -134,15 +124,6 @@ func wantCode(t testing.TB, err error, code Code) {
 	if got := CodeOf(err); got != code {
 		t.Fatalf("code %q, want %q: %v", got, code, err)
 	}
-}
-
-func mustSync(t testing.TB, s *Store, name, src string, o SyncOptions) *SyncResult {
-	t.Helper()
-	res, err := s.Sync(context.Background(), name, src, o)
-	if err != nil {
-		t.Fatalf("sync %s: %v", src, err)
-	}
-	return res
 }
 
 func editFile(t testing.TB, path string, edit func(string) string) {

@@ -49,7 +49,8 @@ type Options struct {
 	Now func() time.Time
 }
 
-func (o *Options) now() time.Time {
+// CurrentTime is the time by o's clock (Now, else time.Now).
+func (o *Options) CurrentTime() time.Time {
 	if o.Now != nil {
 		return o.Now()
 	}
@@ -74,6 +75,10 @@ type Bundle struct {
 
 	verified bool
 }
+
+// Verified reports whether Load made b: only a verified bundle may be
+// cached.
+func (b *Bundle) Verified() bool { return b != nil && b.verified }
 
 // File is one verified file of a bundle.
 type File struct {
@@ -417,7 +422,7 @@ func verify(ctx context.Context, s source, o Options) (*Bundle, error) {
 		}
 		datas[i] = b
 	}
-	if now := o.now(); m.ExpiresAt != nil && !now.Before(*m.ExpiresAt) {
+	if now := o.CurrentTime(); m.ExpiresAt != nil && !now.Before(*m.ExpiresAt) {
 		return nil, &Error{Code: CodeExpired, Bundle: ref, File: ManifestFile,
 			Msg: fmt.Sprintf("expired at %s", m.ExpiresAt.UTC().Format(time.RFC3339))}
 	}
