@@ -30,7 +30,7 @@ const (
 // RefdataOptions builds the store options from trust files and a cache
 // path, falling back to $MACROKIT_REFDATA_TRUST and $MACROKIT_REFDATA_CACHE
 // when they are empty. Deployments use it to open the store their lookup
-// steps read: refdata.NewContext(ctx, &refdata.Lazy{Options: opts}).
+// steps read: refdata.NewContext(ctx, &cache.Lazy{Options: opts}).
 func RefdataOptions(cfg *Config, trustFiles []string, cachePath string) (refdata.Options, error) {
 	o := refdata.Options{Path: cachePath}
 	if o.Path == "" {

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/redact"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -307,7 +308,7 @@ func redactArgs(m *runtime.Macro, args json.RawMessage) string {
 	}
 	for _, k := range m.Secrets {
 		if _, ok := obj[k]; ok {
-			obj[k] = "[redacted]"
+			obj[k] = redact.Marker
 		}
 	}
 	b, _ := json.Marshal(obj)
