@@ -31,8 +31,8 @@ const (
 // path, falling back to $MACROKIT_REFDATA_TRUST and $MACROKIT_REFDATA_CACHE
 // when they are empty. Deployments use it to open the store their lookup
 // steps read: refdata.NewContext(ctx, &cache.Lazy{Options: opts}).
-func RefdataOptions(cfg *Config, trustFiles []string, cachePath string) (refdata.Options, error) {
-	o := refdata.Options{Path: cachePath}
+func RefdataOptions(cfg *Config, trustFiles []string, cachePath string) (cache.Options, error) {
+	o := cache.Options{Path: cachePath}
 	if o.Path == "" {
 		o.Path = cfg.getenv(EnvRefdataCache)
 	}
@@ -123,7 +123,7 @@ func refdataFormatFlag() cli.Flag {
 // refdataCtx is what every refdata subcommand starts from.
 type refdataCtx struct {
 	c    *cli.Context
-	opts refdata.Options
+	opts cache.Options
 	json bool
 }
 
@@ -415,7 +415,7 @@ func refdataVerify(cfg *Config) *cli.Command {
 			r.opts.MaxBytes = c.Int64("max-bytes")
 			ctx, cancel := context.WithTimeout(c.Context, c.Duration("timeout"))
 			defer cancel()
-			b, err := refdata.Load(ctx, c.Args().First(), r.opts)
+			b, err := refdata.Load(ctx, c.Args().First(), r.opts.Options)
 			if err != nil {
 				return r.fail(err)
 			}

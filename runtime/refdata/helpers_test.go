@@ -113,7 +113,7 @@ func testOptions(t testing.TB, keys ...*PrivateKey) Options {
 	for _, k := range keys {
 		pubs = append(pubs, k.Public())
 	}
-	return Options{TrustedKeys: pubs, Path: filepath.Join(t.TempDir(), "cache", "refdata.db"), Now: clock}
+	return Options{TrustedKeys: pubs, Now: clock}
 }
 
 func wantCode(t testing.TB, err error, code Code) {

@@ -26,25 +26,16 @@ const DefaultMaxBytes = 512 << 20
 // maxArchiveEntries bounds the entries of an archive.
 const maxArchiveEntries = 10 * MaxFiles
 
-// Options configure loading, verification and the cache. The zero value
-// trusts no key, so it verifies nothing successfully.
+// Options configure loading and verification. The zero value trusts no
+// key, so it verifies nothing successfully.
 type Options struct {
 	// TrustedKeys are the keys this deployment accepts bundles from.
 	TrustedKeys []*PublicKey
-	// Path is the SQLite cache file ("": DefaultCachePath()).
-	Path string
-	// TTL is how long a synced version is served before reads report it
-	// stale and a re-sync is due (0: no limit). Publishers bound a bundle's
-	// life with expires_at; the TTL is the deployment's own freshness bound.
-	TTL time.Duration
 	// MaxBytes bounds a bundle's size (0: DefaultMaxBytes).
 	MaxBytes int64
 	// HTTPClient fetches URL sources (nil: http.DefaultClient; the ctx of
 	// the call bounds the fetch).
 	HTTPClient *http.Client
-	// BusyTimeout is how long a writer waits for another's lock on the
-	// cache (0: 10s).
-	BusyTimeout time.Duration
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }

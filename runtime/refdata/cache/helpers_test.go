@@ -111,7 +111,7 @@ func packBundle(t testing.TB, dir string) []byte {
 	return buf.Bytes()
 }
 
-func testOptions(t testing.TB, keys ...*refdata.PrivateKey) refdata.Options {
+func testOptions(t testing.TB, keys ...*refdata.PrivateKey) Options {
 	t.Helper()
 	if len(keys) == 0 {
 		keys = []*refdata.PrivateKey{testKey(1)}
@@ -120,7 +120,7 @@ func testOptions(t testing.TB, keys ...*refdata.PrivateKey) refdata.Options {
 	for _, k := range keys {
 		pubs = append(pubs, k.Public())
 	}
-	return refdata.Options{TrustedKeys: pubs, Path: filepath.Join(t.TempDir(), "cache", "refdata.db"), Now: clock}
+	return Options{Options: refdata.Options{TrustedKeys: pubs, Now: clock}, Path: filepath.Join(t.TempDir(), "cache", "refdata.db")}
 }
 
 func wantCode(t testing.TB, err error, code refdata.Code) {
@@ -207,7 +207,7 @@ func resign(t testing.TB, dir string, k *refdata.PrivateKey, edit func(m *refdat
 	}
 }
 
-func openStore(t testing.TB, o refdata.Options) *Store {
+func openStore(t testing.TB, o Options) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), o)
 	if err != nil {

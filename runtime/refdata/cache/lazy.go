@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
-
-	"github.com/macrokit/macrokit-go/runtime/refdata"
 )
 
 // Lazy opens the store on its first lookup, so binaries can offer reference
 // data without touching the cache in runs whose macros never read it.
 type Lazy struct {
-	Options refdata.Options
+	Options Options
 
 	once  sync.Once
 	store *Store

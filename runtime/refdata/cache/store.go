@@ -17,6 +17,21 @@ import (
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
 )
 
+// Options configure the cache and, embedded, how the bundles it syncs are
+// loaded and verified.
+type Options struct {
+	refdata.Options
+	// Path is the SQLite cache file ("": DefaultPath()).
+	Path string
+	// TTL is how long a synced version is served before reads report it
+	// stale and a re-sync is due (0: no limit). Publishers bound a bundle's
+	// life with expires_at; the TTL is the deployment's own freshness bound.
+	TTL time.Duration
+	// BusyTimeout is how long a writer waits for another's lock on the
+	// cache (0: 10s).
+	BusyTimeout time.Duration
+}
+
 // Store is the reference-data cache: one SQLite database (WAL) holding
 // verified bundles keyed by name@version, their rows indexed by key, the
 // current version of each bundle and its pin. Any number of readers (in
@@ -24,7 +39,7 @@ import (
 // transaction, so readers see the previous version until it commits, and a
 // crash during it leaves the previous version in place.
 type Store struct {
-	opts refdata.Options
+	opts Options
 	path string
 	w    *sql.DB // one connection; transactions begin IMMEDIATE
 	r    *sql.DB // read-only pool
@@ -99,7 +114,7 @@ func cacheErr(err error, format string, args ...any) *refdata.Error {
 
 // Open opens (creating if needed) the cache at o.Path and brings its
 // schema up to date.
-func Open(ctx context.Context, o refdata.Options) (*Store, error) {
+func Open(ctx context.Context, o Options) (*Store, error) {
 	p := o.Path
 	if p == "" {
 		var err error
@@ -252,7 +267,7 @@ func (s *Store) Sync(ctx context.Context, name, src string, o SyncOptions) (*Syn
 			return nil, &refdata.Error{Code: refdata.CodePinMismatch, Bundle: name, Msg: err.Error(), Err: err}
 		}
 	}
-	b, err := refdata.Load(ctx, src, s.opts)
+	b, err := refdata.Load(ctx, src, s.opts.Options)
 	if err != nil {
 		return nil, err
 	}

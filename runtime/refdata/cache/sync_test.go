@@ -26,7 +26,7 @@ func TestSignedBundleRoundTrip(t *testing.T) {
 		src := tc.src
 		t.Run(tc.name, func(t *testing.T) {
 			o := testOptions(t)
-			b, err := refdata.Load(ctx, src, o)
+			b, err := refdata.Load(ctx, src, o.Options)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +217,7 @@ func TestFailuresKeepPreviousVersion(t *testing.T) {
 			}
 			// Load refuses it with the same code.
 			if tc.code != refdata.CodeNameMismatch && tc.code != refdata.CodeDowngrade {
-				_, err := refdata.Load(ctx, src, o)
+				_, err := refdata.Load(ctx, src, o.Options)
 				wantCode(t, err, tc.code)
 			}
 		})
