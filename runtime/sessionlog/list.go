@@ -11,6 +11,9 @@ import (
 	"github.com/macrokit/macrokit-go/internal/editdist"
 )
 
+// DefaultDir is where session logs go unless configured otherwise.
+const DefaultDir = ".macrokit/sessions"
+
 // Summary is one session log at a glance, as `sessions list` shows it.
 type Summary struct {
 	ID    string    `json:"id"`

@@ -5,9 +5,6 @@ import (
 	"time"
 )
 
-// DefaultDir is where session logs go unless configured otherwise.
-const DefaultDir = ".macrokit/sessions"
-
 // RecordType names a session-log record.
 type RecordType string
 
