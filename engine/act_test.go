@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 // actPage opens a fixture in a fresh page.
@@ -336,7 +338,7 @@ func TestActSensitiveFillTrace(t *testing.T) {
 	}
 	const secret = "hunter2-s3cret"
 	res := actMust(t)(p.Fill(ctx, actEl(t, ctx, p, "#password"), secret, ActOptions{Sensitive: true, Step: 7}))
-	if res.ValueAfter != Redacted {
+	if res.ValueAfter != redact.Marker {
 		t.Fatalf("result not redacted: %q", res.ValueAfter)
 	}
 	if got := actJS(t, ctx, p, `document.getElementById('password').value`); got != secret {

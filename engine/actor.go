@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 // actor carries one action's options, result and timing.
@@ -35,19 +37,19 @@ func (a *actor) end(err error) (*ActResult, error) {
 	a.res.Duration = time.Since(a.start)
 	secrets := a.p.Secrets()
 	if len(secrets) > 0 {
-		a.res.ValueBefore = Redact(a.res.ValueBefore, secrets)
-		a.res.ValueAfter = Redact(a.res.ValueAfter, secrets)
+		a.res.ValueBefore = redact.String(a.res.ValueBefore, secrets)
+		a.res.ValueAfter = redact.String(a.res.ValueAfter, secrets)
 		var e *Error
 		if errors.As(err, &e) {
-			e.Msg = Redact(e.Msg, secrets)
+			e.Msg = redact.String(e.Msg, secrets)
 		}
 	}
 	if a.opt.Sensitive {
 		if a.res.ValueBefore != "" {
-			a.res.ValueBefore = Redacted
+			a.res.ValueBefore = redact.Marker
 		}
 		if a.res.ValueAfter != "" {
-			a.res.ValueAfter = Redacted
+			a.res.ValueAfter = redact.Marker
 		}
 	}
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 // Box is an element's border box in top-level viewport CSS pixels (iframe
@@ -146,7 +147,7 @@ func groundCandidates(js []groundEl, secrets []string) []Candidate {
 	out := make([]Candidate, len(js))
 	for i, j := range js {
 		c := j.candidate()
-		c.Name = Redact(c.Name, secrets)
+		c.Name = redact.String(c.Name, secrets)
 		out[i] = c
 	}
 	return out
@@ -296,7 +297,7 @@ func (p *Page) Refind(ctx context.Context, fp Fingerprint) (*Element, error) {
 		if msg == "" {
 			msg = "refind returned no element"
 		}
-		return nil, &Error{Code: Code(r.Code), Msg: fmt.Sprintf("%s %q: %s", fp.Role, Redact(fp.Name, p.Secrets()), msg), Candidates: groundCandidates(r.Candidates, p.Secrets())}
+		return nil, &Error{Code: Code(r.Code), Msg: fmt.Sprintf("%s %q: %s", fp.Role, redact.String(fp.Name, p.Secrets()), msg), Candidates: groundCandidates(r.Candidates, p.Secrets())}
 	}
 	return p.groundElement(r.El, r.Score, "refind"), nil
 }

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 // Attempt is one try at a step: the strategy that led to it, the input
@@ -284,7 +286,7 @@ func stepData(s Step) map[string]any {
 	}
 	if s.Value != "" {
 		if s.Sensitive {
-			d["value"] = Redacted
+			d["value"] = redact.Marker
 		} else {
 			d["value"] = s.Value
 		}
@@ -495,11 +497,11 @@ func implicitChecks(step Step, act *ActResult) []CheckResult {
 	case ActFill:
 		c.Kind, c.Expected, c.Actual = CondValueEquals, step.Value, act.ValueAfter
 		if step.Sensitive {
-			c.Expected, c.Actual = Redacted, Redacted
+			c.Expected, c.Actual = redact.Marker, redact.Marker
 		}
 		c.Evidence["before"] = act.ValueBefore
 		if step.Sensitive {
-			c.Evidence["before"] = Redacted
+			c.Evidence["before"] = redact.Marker
 		}
 	case ActSelect:
 		c.Kind, c.Expected, c.Actual = CondValueEquals, strings.Join(step.Options, ", "), strings.Join(act.SelectedAfter, ", ")

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 func init() {
@@ -245,7 +247,7 @@ func TestRunTraceRedactsSecrets(t *testing.T) {
 	if len(rr.Steps) != 3 || rr.Steps[0].Status != Passed || rr.Steps[1].Status != Passed {
 		t.Fatalf("steps %+v", rr.Steps)
 	}
-	if c := rr.Steps[1].Checks; len(c) == 0 || c[0].Expected != Redacted || c[0].Actual != Redacted {
+	if c := rr.Steps[1].Checks; len(c) == 0 || c[0].Expected != redact.Marker || c[0].Actual != redact.Marker {
 		t.Errorf("fill evidence not redacted: %+v", c)
 	}
 	mu.Lock()

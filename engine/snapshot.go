@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-rod/rod/lib/proto"
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 // SnapshotOptions tunes Page.Snapshot. The zero value is the normal scan.
@@ -148,21 +149,21 @@ func (p *Page) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, e
 		s.Elements = []SnapElement{}
 	}
 	if sec := p.Secrets(); len(sec) > 0 {
-		s.Title = Redact(s.Title, sec)
+		s.Title = redact.String(s.Title, sec)
 		for i := range s.Elements {
 			e := &s.Elements[i]
-			e.Name, e.Value = Redact(e.Name, sec), Redact(e.Value, sec)
+			e.Name, e.Value = redact.String(e.Name, sec), redact.String(e.Value, sec)
 		}
 		for i := range s.Signals.Dialogs {
 			d := &s.Signals.Dialogs[i]
-			d.Name, d.Text = Redact(d.Name, sec), Redact(d.Text, sec)
+			d.Name, d.Text = redact.String(d.Name, sec), redact.String(d.Text, sec)
 		}
 		for i := range s.Signals.Validation {
 			v := &s.Signals.Validation[i]
-			v.Name, v.Message = Redact(v.Name, sec), Redact(v.Message, sec)
+			v.Name, v.Message = redact.String(v.Name, sec), redact.String(v.Message, sec)
 		}
 		for i := range s.Signals.Live {
-			s.Signals.Live[i].Text = Redact(s.Signals.Live[i].Text, sec)
+			s.Signals.Live[i].Text = redact.String(s.Signals.Live[i].Text, sec)
 		}
 	}
 	s.Duration = time.Since(start)

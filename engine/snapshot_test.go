@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod/lib/proto"
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 // snapFind returns the index of the only element with role and name, failing
@@ -361,7 +362,7 @@ func TestActionMenu(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := s.ActionMenu(); strings.Contains(m, "a@b.c") || !strings.Contains(m, `"Email" = "`+Redacted+`"`) {
+	if m := s.ActionMenu(); strings.Contains(m, "a@b.c") || !strings.Contains(m, `"Email" = "`+redact.Marker+`"`) {
 		t.Errorf("secret not redacted:\n%s", m)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod/lib/cdp"
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 // Baseline is the page state captured just before an action, against which
@@ -252,10 +253,10 @@ func redactResult(r CheckResult, secrets []string) CheckResult {
 	if len(secrets) == 0 {
 		return r
 	}
-	r.Expected = Redact(r.Expected, secrets)
-	r.Actual = Redact(r.Actual, secrets)
+	r.Expected = redact.String(r.Expected, secrets)
+	r.Actual = redact.String(r.Actual, secrets)
 	if r.Evidence != nil {
-		r.Evidence = redactAny(r.Evidence, secrets).(map[string]any)
+		r.Evidence = redact.Any(r.Evidence, secrets).(map[string]any)
 	}
 	return r
 }

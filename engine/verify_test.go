@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 func init() {
@@ -593,7 +595,7 @@ func TestVerifyRedactsSecrets(t *testing.T) {
 		if strings.Contains(s, "ada@example.com") || strings.Contains(s, "Ada") {
 			t.Errorf("secret leaked: %s", s)
 		}
-		if !strings.Contains(s, Redacted) {
+		if !strings.Contains(s, redact.Marker) {
 			t.Errorf("expected a redaction marker: %s", s)
 		}
 	}

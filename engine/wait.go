@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/go-rod/rod/lib/proto"
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 // WaitReady waits until the page is ready to be acted on after a
@@ -108,7 +109,7 @@ func (p *Page) waitXHRIdle(ctx context.Context, low int64) (int64, error) {
 				}
 				urls = append(urls, r.Method+" "+r.URL)
 			}
-			return low, &Error{Code: CodeTimeout, Msg: "not ready: " + itoa(len(pending)) + " XHR/fetch in flight: " + Redact(strings.Join(urls, ", "), p.Secrets()), Err: ctx.Err()}
+			return low, &Error{Code: CodeTimeout, Msg: "not ready: " + itoa(len(pending)) + " XHR/fetch in flight: " + redact.String(strings.Join(urls, ", "), p.Secrets()), Err: ctx.Err()}
 		}
 	}
 }

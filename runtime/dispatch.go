@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/macrokit/macrokit-go/runtime/redact"
 	"github.com/macrokit/macrokit-go/runtime/refdata"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -43,14 +45,14 @@ type Call struct {
 // Outcome is a dispatched call's result: exactly one of Result (OK) and
 // Error is set. Steps carries the evidence of every step that ran.
 type Outcome struct {
-	CallID       string              `json:"call_id"`
-	Macro        string              `json:"macro"`
-	OK           bool                `json:"ok"`
-	Result       json.RawMessage     `json:"result,omitempty"`
-	Error        *CallError          `json:"error,omitempty"`
-	Steps        []StepRecord        `json:"steps,omitempty"`
-	Verification VerificationSummary `json:"verification"`
-	Duration     time.Duration       `json:"duration"`
+	CallID       string                         `json:"call_id"`
+	Macro        string                         `json:"macro"`
+	OK           bool                           `json:"ok"`
+	Result       json.RawMessage                `json:"result,omitempty"`
+	Error        *CallError                     `json:"error,omitempty"`
+	Steps        []StepRecord                   `json:"steps,omitempty"`
+	Verification sessionlog.VerificationSummary `json:"verification"`
+	Duration     time.Duration                  `json:"duration"`
 }
 
 // Dispatcher validates and runs macro calls, one Exec per call. It never
@@ -58,7 +60,7 @@ type Outcome struct {
 type Dispatcher struct {
 	Registry *Registry
 	// Log receives a tool_call and a tool_result record per call (optional).
-	Log *SessionLog
+	Log *sessionlog.Writer
 	// Approver gates risk: dangerous macros; nil refuses them.
 	Approver Approver
 	// Pages opens a browser page for a call's page steps (optional for
@@ -134,7 +136,7 @@ func (d *Dispatcher) begin(ctx context.Context, id string, turn int, name string
 			}
 		}
 	}
-	d.logRecord(Record{Type: RecToolCall, Turn: turn, CallID: id, Tool: name, Raw: r.raw(), Args: args})
+	d.logRecord(sessionlog.Record{Type: sessionlog.RecToolCall, Turn: turn, CallID: id, Tool: name, Raw: r.raw(), Args: args})
 	return r
 }
 
@@ -149,13 +151,13 @@ func (r *callRun) finish(cerr *CallError) *Outcome {
 	}
 	out.Duration = time.Since(r.start)
 	out.Verification = summarize(out.Steps)
-	rec := Record{Type: RecToolResult, Turn: r.turn, CallID: out.CallID, Tool: out.Macro, Raw: r.raw(), OK: out.OK, Result: out.Result,
+	rec := sessionlog.Record{Type: sessionlog.RecToolResult, Turn: r.turn, CallID: out.CallID, Tool: out.Macro, Raw: r.raw(), OK: out.OK, Result: out.Result,
 		DurationMS: out.Duration.Milliseconds(), Verification: &out.Verification}
 	if r.x != nil {
 		rec.Data = r.x.annotations()
 	}
 	if out.Error != nil {
-		rec.Error = &ErrorInfo{Code: string(out.Error.Code), Message: out.Error.Message}
+		rec.Error = &sessionlog.ErrorInfo{Code: string(out.Error.Code), Message: out.Error.Message}
 		if len(out.Error.Args) > 0 {
 			rec.Error.Details = out.Error.Args
 		} else if out.Error.Step != nil && r.raw() {
@@ -175,7 +177,7 @@ func (d *Dispatcher) run(ctx context.Context, r *callRun, valid ValidArgs) *Outc
 			return r.finish(&CallError{Code: CodeApprovalRequired, Message: fmt.Sprintf("%s is marked dangerous and needs an approval (interactive confirmation or --yes); it did not run", m.Name)})
 		}
 		okd, err := d.Approver(ctx, ApprovalRequest{Macro: m.Name, Intent: m.Intent, Args: redactRaw(args, r.secrets)})
-		d.logRecord(Record{Type: RecSystem, Turn: r.turn, CallID: r.out.CallID, Event: "approval", Data: map[string]any{"macro": m.Name, "approved": okd && err == nil}})
+		d.logRecord(sessionlog.Record{Type: sessionlog.RecSystem, Turn: r.turn, CallID: r.out.CallID, Event: "approval", Data: map[string]any{"macro": m.Name, "approved": okd && err == nil}})
 		if err != nil || !okd {
 			msg := "the approval was declined; nothing ran"
 			if err != nil {
@@ -205,7 +207,7 @@ func (d *Dispatcher) run(ctx context.Context, r *callRun, valid ValidArgs) *Outc
 	return r.finish(nil)
 }
 
-func (d *Dispatcher) logRecord(r Record) {
+func (d *Dispatcher) logRecord(r sessionlog.Record) {
 	if d.Log == nil {
 		return
 	}
@@ -338,11 +340,11 @@ func secretValues(m *Macro, args json.RawMessage) []string {
 }
 
 func redactRaw(b json.RawMessage, secrets []string) json.RawMessage {
-	return json.RawMessage(redactJSON(append([]byte(nil), b...), secrets))
+	return json.RawMessage(redact.JSON(append([]byte(nil), b...), secrets))
 }
 
-func summarize(steps []StepRecord) VerificationSummary {
-	var v VerificationSummary
+func summarize(steps []StepRecord) sessionlog.VerificationSummary {
+	var v sessionlog.VerificationSummary
 	var checks []any
 	for _, s := range steps {
 		for _, c := range s.Checks {

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
 
 const greetSchema = `{
@@ -143,7 +145,7 @@ func TestDispatch(t *testing.T) {
 
 func TestDispatchPrimitiveAndLog(t *testing.T) {
 	dir := t.TempDir()
-	log, err := OpenSessionLog(dir, "s")
+	log, err := sessionlog.Open(dir, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +171,7 @@ func TestDispatchPrimitiveAndLog(t *testing.T) {
 		t.Errorf("secret param reached the session log:\n%s", raw)
 	}
 	var types []string
-	if _, err := ReadRecords(bytes.NewReader(raw), func(r Record) error { types = append(types, string(r.Type)); return nil }); err != nil {
+	if _, err := sessionlog.Read(bytes.NewReader(raw), func(r sessionlog.Record) error { types = append(types, string(r.Type)); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(types, ","); got != "tool_call,tool_result,tool_call,tool_result" {
@@ -221,7 +223,7 @@ func TestStepErrorsRedactSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	log, err := OpenSessionLog(dir, "s")
+	log, err := sessionlog.Open(dir, "s")
 	if err != nil {
 		t.Fatal(err)
 	}

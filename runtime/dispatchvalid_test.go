@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"os"
 	"testing"
+
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
 
 // TestDispatchValid runs already-validated arguments without validating
@@ -35,7 +37,7 @@ func TestDispatchValid(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			log, err := OpenSessionLog(dir, "v")
+			log, err := sessionlog.Open(dir, "v")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,9 +51,9 @@ func TestDispatchValid(t *testing.T) {
 				t.Fatalf("outcome %+v, want %s", out, tc.wantCode)
 			}
 			b, _ := os.ReadFile(log.Path())
-			var types []RecordType
-			_, _ = ReadRecords(bytes.NewReader(b), func(r Record) error { types = append(types, r.Type); return nil })
-			if len(types) != 2 || types[0] != RecToolCall || types[1] != RecToolResult {
+			var types []sessionlog.RecordType
+			_, _ = sessionlog.Read(bytes.NewReader(b), func(r sessionlog.Record) error { types = append(types, r.Type); return nil })
+			if len(types) != 2 || types[0] != sessionlog.RecToolCall || types[1] != sessionlog.RecToolResult {
 				t.Errorf("records %v, want tool_call and tool_result", types)
 			}
 			if bytes.Contains(b, []byte("s3cret-v")) {
@@ -109,7 +111,7 @@ func TestBuiltinToolHooks(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			log, err := OpenSessionLog(t.TempDir(), "h")
+			log, err := sessionlog.Open(t.TempDir(), "h")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,8 +124,8 @@ func TestBuiltinToolHooks(t *testing.T) {
 			if bytes.Contains(b, []byte("hunter2")) {
 				t.Errorf("a SecretsOf value reached the log:\n%s", b)
 			}
-			var recs []Record
-			_, _ = ReadRecords(bytes.NewReader(b), func(r Record) error { recs = append(recs, r); return nil })
+			var recs []sessionlog.Record
+			_, _ = sessionlog.Read(bytes.NewReader(b), func(r sessionlog.Record) error { recs = append(recs, r); return nil })
 			if len(recs) != 2 || !recs[0].Raw || !recs[1].Raw {
 				t.Fatalf("records %+v, want a raw tool_call and tool_result", recs)
 			}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 // PageSource opens a browser page for one macro call; release closes it
@@ -100,10 +101,10 @@ func (x *Exec) Steps() []StepRecord {
 
 func (x *Exec) record(r StepRecord) {
 	for i := range r.Checks {
-		r.Checks[i].Expected = engine.Redact(r.Checks[i].Expected, x.secrets)
-		r.Checks[i].Actual = engine.Redact(r.Checks[i].Actual, x.secrets)
+		r.Checks[i].Expected = redact.String(r.Checks[i].Expected, x.secrets)
+		r.Checks[i].Actual = redact.String(r.Checks[i].Actual, x.secrets)
 	}
-	r.Message = engine.Redact(r.Message, x.secrets)
+	r.Message = redact.String(r.Message, x.secrets)
 	root := x
 	for root.parent != nil {
 		root = root.parent
@@ -227,7 +228,7 @@ func (x *Exec) Do(ctx context.Context, path string, step engine.Step) error {
 
 func (x *Exec) fail(ctx context.Context, rec StepRecord, err error) error {
 	rec.Status = "failed"
-	rec.Message = engine.Redact(err.Error(), x.allSecrets())
+	rec.Message = redact.String(err.Error(), x.allSecrets())
 	var ee *engine.Error
 	if asEngine(err, &ee) {
 		rec.Diagnosis = string(ee.Code)
@@ -327,7 +328,7 @@ func (x *Exec) HTTP(ctx context.Context, path string, req HTTPRequest) (*HTTPRes
 	}
 	client = sites.Client(client)
 	resp, err := client.Do(hr)
-	rec.Detail = map[string]any{"method": method, "url": engine.Redact(u.String(), x.secrets)}
+	rec.Detail = map[string]any{"method": method, "url": redact.String(u.String(), x.secrets)}
 	if err != nil {
 		rec.Duration = time.Since(start)
 		if se := (*SiteError)(nil); errors.As(err, &se) {
@@ -488,5 +489,5 @@ type redactedError struct {
 	secrets []string
 }
 
-func (e redactedError) Error() string { return engine.Redact(e.err.Error(), e.secrets) }
+func (e redactedError) Error() string { return redact.String(e.err.Error(), e.secrets) }
 func (e redactedError) Unwrap() error { return e.err }

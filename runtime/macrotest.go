@@ -104,7 +104,7 @@ func (t *MacroTest) Check(o *Outcome) TestVerdict {
 	if t.WantError != "" {
 		switch {
 		case o.OK:
-			return TestVerdict{Problem: fmt.Sprintf("want an error containing %q, but the call succeeded with %s", t.WantError, clip(string(o.Result), 300))}
+			return TestVerdict{Problem: fmt.Sprintf("want an error containing %q, but the call succeeded with %s", t.WantError, Clip(string(o.Result), 300))}
 		case !strings.Contains(o.Error.Error(), t.WantError):
 			return TestVerdict{Problem: fmt.Sprintf("want an error containing %q, got %s", t.WantError, o.Error.Error())}
 		}
@@ -117,7 +117,7 @@ func (t *MacroTest) Check(o *Outcome) TestVerdict {
 	var res map[string]json.RawMessage
 	if len(t.Want) > 0 {
 		if err := json.Unmarshal(o.Result, &res); err != nil {
-			return TestVerdict{Problem: fmt.Sprintf("the result is not a JSON object: %s", clip(string(o.Result), 300))}
+			return TestVerdict{Problem: fmt.Sprintf("the result is not a JSON object: %s", Clip(string(o.Result), 300))}
 		}
 	}
 	for _, w := range t.Want {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime/redact"
 	"github.com/macrokit/macrokit-go/runtime/refdata"
 )
 
@@ -76,7 +77,7 @@ func (x *Exec) Fail(ctx context.Context, path, kind string, err error) error {
 
 // redact removes the call's secrets (and the page's) from evidence text.
 func (x *Exec) redact(s string) string {
-	s = engine.Redact(s, x.secrets)
+	s = redact.String(s, x.secrets)
 	root := x
 	for root.parent != nil {
 		root = root.parent
@@ -85,7 +86,7 @@ func (x *Exec) redact(s string) string {
 	p := root.page
 	root.mu.Unlock()
 	if p != nil {
-		s = engine.Redact(s, p.Secrets())
+		s = redact.String(s, p.Secrets())
 	}
 	return s
 }
@@ -150,7 +151,7 @@ func (x *Exec) Extract(ctx context.Context, path string, t engine.Target, f engi
 	if err != nil {
 		return "", x.fail(ctx, rec, err)
 	}
-	rec.Detail["value"] = x.redact(clip(out.Value, 200))
+	rec.Detail["value"] = x.redact(Clip(out.Value, 200))
 	rec.Detail["element"] = map[string]any{"role": out.Element.Role, "name": x.redact(out.Element.Name), "selector": out.Element.Selector}
 	x.record(rec)
 	return out.Value, nil

@@ -110,10 +110,10 @@ func describeValue(v any) string {
 	if err != nil {
 		return fmt.Sprintf("%v", v)
 	}
-	return clip(string(b), 120)
+	return Clip(string(b), 120)
 }
 
-func clip(s string, n int) string {
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

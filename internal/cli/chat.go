@@ -15,6 +15,7 @@ import (
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/macrokit/macrokit-go/runtime/route/catalog"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/urfave/cli/v2"
 )
 
@@ -23,7 +24,7 @@ func routerFlags() []cli.Flag {
 	fs := []cli.Flag{
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve dangerous macros and calls recovered from a model's text without asking"},
 		&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "bound for one macro run"},
-		&cli.StringFlag{Name: "session-dir", Value: runtime.DefaultSessionDir, Usage: "where the session log goes (empty: no log)"},
+		&cli.StringFlag{Name: "session-dir", Value: sessionlog.DefaultDir, Usage: "where the session log goes (empty: no log)"},
 		&cli.IntFlag{Name: "top-k", Value: catalog.DefaultK, Usage: "macros offered per turn when the registry is larger than --catalog-threshold"},
 		&cli.IntFlag{Name: "catalog-threshold", Value: catalog.DefaultThreshold, Usage: "registry size above which only the top-k relevant macros are offered"},
 		&cli.BoolFlag{Name: "dry-run", Usage: "route and validate, but run no macro"},
@@ -65,7 +66,7 @@ type session struct {
 	router *route.Router
 	models *Models
 	lb     *LazyBrowser
-	log    *runtime.SessionLog
+	log    *sessionlog.Writer
 }
 
 func (s *session) close() {
@@ -90,13 +91,13 @@ func newSession(cfg *Config, command string, o RouterOptions, approver runtime.A
 	d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: s.lb.Pages, Getenv: cfg.getenv, Primitives: cfg.Primitives,
 		Approver: approver, Timeout: o.Timeout, HTTPClient: ms.HTTPClient, Sites: cfg.SitePolicy()}
 	if dir := o.SessionDir; dir != "" {
-		log, err := runtime.OpenSessionLog(dir, runtime.NewSessionID())
+		log, err := sessionlog.Open(dir, sessionlog.NewID())
 		if err != nil {
 			s.close()
 			return nil, Failf("%v", err)
 		}
 		s.log, d.Log = log, log
-		_ = log.Append(runtime.Record{Type: runtime.RecSystem, Event: "session", Data: map[string]any{"binary": cfg.Name, "command": command, "model": ms.Primary.Name()}})
+		_ = log.Append(sessionlog.Record{Type: sessionlog.RecSystem, Event: "session", Data: map[string]any{"binary": cfg.Name, "command": command, "model": ms.Primary.Name()}})
 	}
 	s.router = &route.Router{Registry: cfg.Registry, Dispatcher: d, Model: ms.Primary, Fallback: ms.Fallback, SalvageApprover: approver,
 		Retrieval: route.RetrievalOptions{TopK: o.TopK, Threshold: o.CatalogThreshold}, Eval: route.EvalOptions{DryRun: o.DryRun},

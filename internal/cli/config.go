@@ -14,6 +14,7 @@ import (
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/internal/editdist"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/urfave/cli/v2"
 	"gopkg.in/yaml.v3"
 )
@@ -386,7 +387,7 @@ func ResolveSettings(fc *FileConfig, file string, getenv func(string) string) (*
 		Fallback:      firstOf(getenv(EnvFallbackModel), fc.Model.Fallback),
 		BrowserBin:    firstOf(getenv(engine.EnvBrowser), fc.Browser.Bin),
 		CDPURL:        firstOf(getenv(EnvCDPURL), fc.Browser.CDPURL),
-		SessionDir:    runtime.DefaultSessionDir,
+		SessionDir:    sessionlog.DefaultDir,
 		Approval:      ApprovalPolicy(firstOf(getenv(EnvApproval), string(fc.Approval.Policy), string(ApprovalAsk))),
 		RefdataTrust:  fc.Refdata.Trust,
 		RefdataCache:  firstOf(getenv(EnvRefdataCache), fc.Refdata.Cache),

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/urfave/cli/v2"
 )
 
@@ -81,7 +82,7 @@ func probe(cfg *Config) *cli.Command {
 	return &cli.Command{
 		Name: "probe",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "session-dir", Value: runtime.DefaultSessionDir},
+			&cli.StringFlag{Name: "session-dir", Value: sessionlog.DefaultDir},
 			&cli.StringFlag{Name: "api-key-env", Value: "OPENAI_API_KEY"},
 			&cli.BoolFlag{Name: "yes"},
 			&cli.StringFlag{Name: "token-env", Value: EnvServeToken},

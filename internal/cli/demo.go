@@ -12,6 +12,7 @@ import (
 	"github.com/macrokit/macrokit-go/llm"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/route"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/urfave/cli/v2"
 )
 
@@ -37,7 +38,7 @@ func demoRunCommand(cfg *Config) *cli.Command {
 		Name:  "run",
 		Usage: "start the demo site in-process and route a short conversation through the scripted model to the reference macros, in headless Chromium",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "session-dir", Value: runtime.DefaultSessionDir, Usage: "where the session log goes (empty: none)"},
+			&cli.StringFlag{Name: "session-dir", Value: sessionlog.DefaultDir, Usage: "where the session log goes (empty: none)"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print every step's evidence"},
 		}, BrowserFlags()...),
 		Action: func(c *cli.Context) error {
@@ -93,7 +94,7 @@ func runDemo(ctx context.Context, env *Env, opts DemoRunOptions) error {
 			return ""
 		}}
 	if dir := opts.SessionDir; dir != "" {
-		log, err := runtime.OpenSessionLog(dir, runtime.NewSessionID())
+		log, err := sessionlog.Open(dir, sessionlog.NewID())
 		if err != nil {
 			return Failf("%v", err)
 		}

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/gate"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/urfave/cli/v2"
 )
 
@@ -21,7 +21,7 @@ func GateCommand(cfg *Config) *cli.Command {
 		Name:      "gate",
 		Usage:     "flag user turns done with raw explore tools (>= --threshold raw calls) and suggest macro specs for them",
 		ArgsUsage: "[PATH ...]",
-		Description: `Reads session logs (default ` + runtime.DefaultSessionDir + `, recursive *.jsonl; torn and foreign
+		Description: `Reads session logs (default ` + sessionlog.DefaultDir + `, recursive *.jsonl; torn and foreign
 lines are counted and skipped), flags every user turn with --threshold or more raw calls,
 groups the findings that are the same workflow and suggests one spec per group: values that
 vary become parameters, observed results become expect post-conditions.
@@ -84,12 +84,12 @@ func runGate(env *Env, o GateOptions) error {
 	}
 	paths := o.Paths
 	if len(paths) == 0 {
-		paths = []string{runtime.DefaultSessionDir}
+		paths = []string{sessionlog.DefaultDir}
 	}
 	rep, err := gate.Scan(paths, opts)
 	if len(o.Paths) == 0 && noLogsYet(err) {
 		// A fresh checkout has nothing to gate: pass, and say why.
-		fmt.Fprintf(env.Stderr, "%s gate: no session logs yet in %s; nothing to check\n", env.Name, runtime.DefaultSessionDir)
+		fmt.Fprintf(env.Stderr, "%s gate: no session logs yet in %s; nothing to check\n", env.Name, sessionlog.DefaultDir)
 		rep, err = gate.Scan(nil, opts)
 	}
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/gate"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
 
 // sessionLog builds a session log in the shape of docs/explore.md.
@@ -21,8 +21,8 @@ type sessionLog struct {
 	b    strings.Builder
 }
 
-func (l *sessionLog) rec(r runtime.Record) {
-	r.V, r.Session, r.Turn = runtime.LogVersion, l.id, l.turn
+func (l *sessionLog) rec(r sessionlog.Record) {
+	r.V, r.Session, r.Turn = sessionlog.Version, l.id, l.turn
 	line, _ := json.Marshal(r)
 	l.b.Write(line)
 	l.b.WriteByte('\n')
@@ -30,22 +30,22 @@ func (l *sessionLog) rec(r runtime.Record) {
 
 func (l *sessionLog) user(text string) {
 	l.turn++
-	l.rec(runtime.Record{Type: runtime.RecUser, Text: text})
+	l.rec(sessionlog.Record{Type: sessionlog.RecUser, Text: text})
 }
 
 func (l *sessionLog) raw(tool, args, result, url string) {
 	l.n++
 	id := fmt.Sprintf("c%d", l.n)
-	l.rec(runtime.Record{Type: runtime.RecToolCall, CallID: id, Tool: tool, Raw: true, Args: json.RawMessage(args)})
-	l.rec(runtime.Record{Type: runtime.RecToolResult, CallID: id, Tool: tool, Raw: true, OK: true, Result: json.RawMessage(result),
+	l.rec(sessionlog.Record{Type: sessionlog.RecToolCall, CallID: id, Tool: tool, Raw: true, Args: json.RawMessage(args)})
+	l.rec(sessionlog.Record{Type: sessionlog.RecToolResult, CallID: id, Tool: tool, Raw: true, OK: true, Result: json.RawMessage(result),
 		Data: map[string]any{"url_before": url, "url_after": url}})
 }
 
 func (l *sessionLog) macro(name, args string) {
 	l.n++
 	id := fmt.Sprintf("c%d", l.n)
-	l.rec(runtime.Record{Type: runtime.RecToolCall, CallID: id, Tool: name, Args: json.RawMessage(args)})
-	l.rec(runtime.Record{Type: runtime.RecToolResult, CallID: id, Tool: name, OK: true, Result: json.RawMessage(`{}`)})
+	l.rec(sessionlog.Record{Type: sessionlog.RecToolCall, CallID: id, Tool: name, Args: json.RawMessage(args)})
+	l.rec(sessionlog.Record{Type: sessionlog.RecToolResult, CallID: id, Tool: name, OK: true, Result: json.RawMessage(`{}`)})
 }
 
 // addCustomer is the demo site's add-a-customer workflow done by hand.
@@ -278,11 +278,11 @@ func TestGateFreshProject(t *testing.T) {
 		{name: "no session directory", opts: GateOptions{Format: formatText}, stdout: "0 finding(s)", stderr: "no session logs yet"},
 		{name: "no session directory, json", opts: GateOptions{Format: formatJSON}, stdout: `"findings": []`, stderr: "no session logs yet"},
 		{name: "empty session directory", setup: func(t *testing.T) {
-			if err := os.MkdirAll(runtime.DefaultSessionDir, 0o755); err != nil {
+			if err := os.MkdirAll(sessionlog.DefaultDir, 0o755); err != nil {
 				t.Fatal(err)
 			}
 		}, opts: GateOptions{Format: formatText}, stdout: "0 finding(s)", stderr: "no session logs yet"},
-		{name: "explicit missing path", opts: GateOptions{Paths: []string{runtime.DefaultSessionDir}, Format: formatText}, code: 2, stderr: "no such file"},
+		{name: "explicit missing path", opts: GateOptions{Paths: []string{sessionlog.DefaultDir}, Format: formatText}, code: 2, stderr: "no such file"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/runtime/refdata"
+	"github.com/macrokit/macrokit-go/runtime/refdata/cache"
 	"github.com/urfave/cli/v2"
 )
 
@@ -29,9 +30,9 @@ const (
 // RefdataOptions builds the store options from trust files and a cache
 // path, falling back to $MACROKIT_REFDATA_TRUST and $MACROKIT_REFDATA_CACHE
 // when they are empty. Deployments use it to open the store their lookup
-// steps read: refdata.NewContext(ctx, &refdata.Lazy{Options: opts}).
-func RefdataOptions(cfg *Config, trustFiles []string, cachePath string) (refdata.Options, error) {
-	o := refdata.Options{Path: cachePath}
+// steps read: refdata.NewContext(ctx, &cache.Lazy{Options: opts}).
+func RefdataOptions(cfg *Config, trustFiles []string, cachePath string) (cache.Options, error) {
+	o := cache.Options{Path: cachePath}
 	if o.Path == "" {
 		o.Path = cfg.getenv(EnvRefdataCache)
 	}
@@ -59,18 +60,18 @@ func RefdataOptions(cfg *Config, trustFiles []string, cachePath string) (refdata
 type refdataLookuper struct {
 	cfg  *Config
 	once sync.Once
-	lazy *refdata.Lazy
+	lazy *cache.Lazy
 	err  error
 }
 
-func (l *refdataLookuper) store() (*refdata.Lazy, error) {
+func (l *refdataLookuper) store() (*cache.Lazy, error) {
 	l.once.Do(func() {
 		o, err := RefdataOptions(l.cfg, nil, "")
 		if err != nil {
 			l.err = &refdata.Error{Code: refdata.CodeNotConfigured, Msg: fmt.Sprintf("trusted keys ($%s or refdata.trust): %v", EnvRefdataTrust, err), Err: err}
 			return
 		}
-		l.lazy = &refdata.Lazy{Options: o}
+		l.lazy = &cache.Lazy{Options: o}
 	})
 	return l.lazy, l.err
 }
@@ -123,7 +124,7 @@ func refdataFormatFlag() cli.Flag {
 type refdataCtx struct {
 	ctx  context.Context
 	env  *Env
-	opts refdata.Options
+	opts cache.Options
 	json bool
 }
 
@@ -151,8 +152,8 @@ func newRefdataCtx(ctx context.Context, env *Env, command string, f RefdataFlags
 	return r, nil
 }
 
-func (r *refdataCtx) open() (*refdata.Store, error) {
-	s, err := refdata.Open(r.ctx, r.opts)
+func (r *refdataCtx) open() (*cache.Store, error) {
+	s, err := cache.Open(r.ctx, r.opts)
 	if err != nil {
 		return nil, Failf("%v", err)
 	}
@@ -419,7 +420,7 @@ func runRefdataVerify(ctx context.Context, env *Env, o RefdataFlags) error {
 	r.opts.MaxBytes = o.MaxBytes
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	b, err := refdata.Load(ctx, o.arg(0), r.opts)
+	b, err := refdata.Load(ctx, o.arg(0), r.opts.Options)
 	if err != nil {
 		return r.fail(err)
 	}
@@ -471,7 +472,7 @@ func runRefdataSync(ctx context.Context, env *Env, o RefdataFlags) error {
 	defer s.Close()
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	res, err := s.Sync(ctx, o.arg(0), o.From, refdata.SyncOptions{Pin: o.Pin})
+	res, err := s.Sync(ctx, o.arg(0), o.From, cache.SyncOptions{Pin: o.Pin})
 	if err != nil {
 		return r.fail(err)
 	}
@@ -584,7 +585,7 @@ func runRefdataList(ctx context.Context, env *Env, o RefdataFlags) error {
 	}
 	if r.json {
 		if list == nil {
-			list = []refdata.Entry{}
+			list = []cache.Entry{}
 		}
 		return r.emit(list)
 	}
@@ -705,7 +706,7 @@ func runRefdataShow(ctx context.Context, env *Env, o RefdataFlags) error {
 	}
 	if r.json {
 		return r.emit(struct {
-			Entry    *refdata.Entry    `json:"cache"`
+			Entry    *cache.Entry      `json:"cache"`
 			Manifest *refdata.Manifest `json:"manifest"`
 		}{e, m})
 	}
@@ -744,7 +745,7 @@ func runRefdataPrune(ctx context.Context, env *Env, o RefdataFlags) error {
 		return err
 	}
 	defer s.Close()
-	removed, err := s.Prune(ctx, refdata.PruneOptions{Keep: o.Keep})
+	removed, err := s.Prune(ctx, cache.PruneOptions{Keep: o.Keep})
 	if err != nil {
 		return r.fail(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/macrokit/macrokit-go/internal/editdist"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/fixture"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/urfave/cli/v2"
 )
 
@@ -29,7 +30,7 @@ func RunCommand(cfg *Config) *cli.Command {
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve a dangerous macro without asking"},
 			formatFlag(),
 			&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "bound for the whole run"},
-			&cli.StringFlag{Name: "session-dir", Value: runtime.DefaultSessionDir, Usage: "where the session log goes (empty: no log)"},
+			&cli.StringFlag{Name: "session-dir", Value: sessionlog.DefaultDir, Usage: "where the session log goes (empty: no log)"},
 			recordFlag(),
 		}, BrowserFlags()...),
 		Action: func(c *cli.Context) error {
@@ -84,13 +85,13 @@ func runRun(ctx context.Context, env *Env, opts RunOptions) error {
 		d.HTTPClient = recordingClient(rec)
 	}
 	if dir := opts.SessionDir; dir != "" {
-		log, err := runtime.OpenSessionLog(dir, runtime.NewSessionID())
+		log, err := sessionlog.Open(dir, sessionlog.NewID())
 		if err != nil {
 			return Failf("%v", err)
 		}
 		defer log.Close()
 		d.Log = log
-		_ = log.Append(runtime.Record{Type: runtime.RecSystem, Event: "run", Data: map[string]any{"macro": name, "binary": cfg.Name}})
+		_ = log.Append(sessionlog.Record{Type: sessionlog.RecSystem, Event: "run", Data: map[string]any{"macro": name, "binary": cfg.Name}})
 	}
 	out := d.Dispatch(ctx, runtime.Call{ID: "run-1", Name: name, Args: args, Turn: 1})
 	if format == formatJSON {

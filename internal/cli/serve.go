@@ -15,6 +15,7 @@ import (
 	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/macrokit/macrokit-go/runtime/route/catalog"
 	"github.com/macrokit/macrokit-go/runtime/serve"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/urfave/cli/v2"
 )
 
@@ -31,7 +32,7 @@ func ServeCommand(cfg *Config) *cli.Command {
 		&cli.DurationFlag{Name: "shutdown-timeout", Value: 30 * time.Second, Usage: "on shutdown, how long in-flight calls may finish before they are cancelled"},
 		&cli.StringFlag{Name: "approval", Usage: "dangerous macros: ask (MCP elicitation where the client supports it, else refused; always refused on the HTTP API), yes, deny (default: approval.policy of macrokit.yaml, else ask)"},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve dangerous macros without asking (same as --approval yes)"},
-		&cli.StringFlag{Name: "session-dir", Value: runtime.DefaultSessionDir, Usage: "where the session log goes (empty: no log)"},
+		&cli.StringFlag{Name: "session-dir", Value: sessionlog.DefaultDir, Usage: "where the session log goes (empty: no log)"},
 		&cli.IntFlag{Name: "top-k", Value: catalog.DefaultK, Usage: "POST /v1/ask: macros offered per turn when the registry is larger than --catalog-threshold"},
 		&cli.StringFlag{Name: "token-env", Value: EnvServeToken, Usage: "--http: the environment variable holding the bearer token(s) clients must send (comma-separated for rotation; at least 16 characters each); when it is set, every endpoint but GET /healthz needs one"},
 		&cli.BoolFlag{Name: "no-auth", Usage: "--http: allow listening beyond loopback without a token (only behind a proxy that authenticates)"},

@@ -23,7 +23,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -118,7 +118,7 @@ func TestServeMCPStdio(t *testing.T) {
 	}
 	defer f.Close()
 	var events []string
-	_, _ = runtime.ReadRecords(f, func(r runtime.Record) error {
+	_, _ = sessionlog.Read(f, func(r sessionlog.Record) error {
 		events = append(events, string(r.Type)+":"+r.Event+r.CallID)
 		return nil
 	})

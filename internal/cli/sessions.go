@@ -4,181 +4,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/macrokit/macrokit-go/internal/editdist"
-	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/urfave/cli/v2"
 )
-
-// SessionSummary is one session log, as `sessions list` shows it.
-type SessionSummary struct {
-	ID    string    `json:"id"`
-	Path  string    `json:"path"`
-	Start time.Time `json:"start"`
-	End   time.Time `json:"end"`
-	// Binary and Command are what wrote the log (e.g. "acme", "chat").
-	Binary  string `json:"binary,omitempty"`
-	Command string `json:"command,omitempty"`
-	Model   string `json:"model,omitempty"`
-	// Turns is the highest turn number; Calls counts tool calls (macros and
-	// raw tools); Failures counts calls that did not succeed.
-	Turns    int `json:"turns"`
-	Calls    int `json:"calls"`
-	Failures int `json:"failures"`
-	BailOuts int `json:"bail_outs"`
-	// Torn counts lines skipped as torn writes or foreign JSON.
-	Torn int `json:"torn"`
-}
-
-// Session is a whole session log, for `sessions show`.
-type Session struct {
-	Summary SessionSummary    `json:"summary"`
-	Records []runtime.Record  `json:"records"`
-	Stats   runtime.ReadStats `json:"stats"`
-}
-
-// ReadSession reads a session log, tolerating torn lines.
-func ReadSession(path string) (*Session, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	s := &Session{Records: []runtime.Record{}}
-	st, err := runtime.ReadRecords(f, func(r runtime.Record) error {
-		s.Records = append(s.Records, r)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	s.Stats = st
-	s.Summary = summarize(path, s.Records, st)
-	return s, nil
-}
-
-func summarize(path string, recs []runtime.Record, st runtime.ReadStats) SessionSummary {
-	sum := SessionSummary{ID: strings.TrimSuffix(filepath.Base(path), ".jsonl"), Path: path, Torn: st.Torn + st.Foreign}
-	for i, r := range recs {
-		if i == 0 || r.TS.Before(sum.Start) {
-			sum.Start = r.TS
-		}
-		if r.TS.After(sum.End) {
-			sum.End = r.TS
-		}
-		sum.Turns = max(sum.Turns, r.Turn)
-		switch r.Type {
-		case runtime.RecToolCall:
-			sum.Calls++
-		case runtime.RecToolResult:
-			if !r.OK {
-				sum.Failures++
-			}
-		case runtime.RecSystem:
-			switch r.Event {
-			case "session", "run":
-				sum.Binary = firstOf(sum.Binary, str(r.Data["binary"]))
-				sum.Command = firstOf(sum.Command, str(r.Data["command"]), r.Event)
-				sum.Model = firstOf(sum.Model, str(r.Data["model"]))
-			case "bail_out":
-				sum.BailOuts++
-			}
-		}
-	}
-	if len(recs) > 0 && recs[0].Session != "" {
-		sum.ID = recs[0].Session
-	}
-	return sum
-}
 
 func str(v any) string {
 	s, _ := v.(string)
 	return s
 }
 
-// ListSessions summarizes every *.jsonl log in dir, oldest first. A
-// missing directory has no sessions.
-func ListSessions(dir string) ([]SessionSummary, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	out := []SessionSummary{}
-	for _, p := range paths {
-		s, err := ReadSession(p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s.Summary)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if !out[i].Start.Equal(out[j].Start) {
-			return out[i].Start.Before(out[j].Start)
-		}
-		return out[i].ID < out[j].ID
-	})
-	return out, nil
-}
-
-// FindSession resolves what a user typed to a log file: a path, an id, a
-// unique id prefix, or "last" (the most recent session).
-func FindSession(dir, ref string) (string, error) {
-	if st, err := os.Stat(ref); err == nil && !st.IsDir() {
-		return ref, nil
-	}
-	paths, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	ids := make([]string, len(paths))
-	for i, p := range paths {
-		ids[i] = strings.TrimSuffix(filepath.Base(p), ".jsonl")
-	}
-	sort.Strings(ids)
-	if len(ids) == 0 {
-		return "", fmt.Errorf("no sessions in %s", dir)
-	}
-	if ref == "last" || ref == "latest" {
-		list, err := ListSessions(dir)
-		if err != nil {
-			return "", err
-		}
-		return list[len(list)-1].Path, nil
-	}
-	var matches []string
-	for _, id := range ids {
-		if id == ref {
-			return filepath.Join(dir, id+".jsonl"), nil
-		}
-		if strings.HasPrefix(id, ref) {
-			matches = append(matches, id)
-		}
-	}
-	switch len(matches) {
-	case 1:
-		return filepath.Join(dir, matches[0]+".jsonl"), nil
-	case 0:
-		best, bd := "", 4
-		for _, id := range ids {
-			if d := editdist.Distance(ref, id); d < bd {
-				best, bd = id, d
-			}
-		}
-		hint := ""
-		if best != "" {
-			hint = fmt.Sprintf(" (did you mean %q?)", best)
-		}
-		return "", fmt.Errorf("no session %q in %s%s", ref, dir, hint)
-	}
-	return "", fmt.Errorf("%q matches %d sessions (%s): give more of the id", ref, len(matches), strings.Join(matches, ", "))
-}
-
 // SessionsCommand is `sessions`: list the session logs and show one as a
 // readable transcript.
 func SessionsCommand(cfg *Config) *cli.Command {
-	dirFlag := &cli.StringFlag{Name: "dir", Aliases: []string{"session-dir"}, Value: runtime.DefaultSessionDir, Usage: "the session-log directory"}
+	dirFlag := &cli.StringFlag{Name: "dir", Aliases: []string{"session-dir"}, Value: sessionlog.DefaultDir, Usage: "the session-log directory"}
 	fmtFlag := formatFlag()
 	return &cli.Command{
 		Name:  "sessions",
@@ -219,7 +60,7 @@ type SessionsOptions struct {
 
 // runSessionsList prints one line per session log in opts.Dir.
 func runSessionsList(env *Env, opts SessionsOptions) error {
-	list, err := ListSessions(opts.Dir)
+	list, err := sessionlog.List(opts.Dir)
 	if err != nil {
 		return Failf("%v", err)
 	}
@@ -244,11 +85,11 @@ func runSessionsList(env *Env, opts SessionsOptions) error {
 // runSessionsShow prints the session ref names (an id, a prefix, last or a
 // path) as a transcript.
 func runSessionsShow(env *Env, ref string, opts SessionsOptions) error {
-	path, err := FindSession(opts.Dir, ref)
+	path, err := sessionlog.Find(opts.Dir, ref)
 	if err != nil {
 		return Usagef("%v", err)
 	}
-	s, err := ReadSession(path)
+	s, err := sessionlog.ReadFile(path)
 	if err != nil {
 		return Failf("%v", err)
 	}
@@ -273,7 +114,7 @@ var quietEvents = map[string]bool{"catalog": true, "model_response": true, "turn
 // each call with its arguments, its result or error with the checks, the
 // router's events (bail-outs, escalations, salvages, approvals) and the
 // reply.
-func PrintSession(w io.Writer, s *Session) {
+func PrintSession(w io.Writer, s *sessionlog.Session) {
 	sum := s.Summary
 	fmt.Fprintf(w, "session %s", sum.ID)
 	if who := strings.TrimSpace(sum.Binary + " " + sum.Command); who != "" {
@@ -286,7 +127,7 @@ func PrintSession(w io.Writer, s *Session) {
 	fmt.Fprintf(w, ", %s, %d turn(s), %d call(s), %d failed\n", sum.Start.UTC().Format("2006-01-02 15:04:05Z"), sum.Turns, sum.Calls, sum.Failures)
 	turn := -1
 	for _, r := range s.Records {
-		if r.Type == runtime.RecSystem && quietEvents[r.Event] {
+		if r.Type == sessionlog.RecSystem && quietEvents[r.Event] {
 			continue
 		}
 		if r.Turn != turn {
@@ -296,19 +137,19 @@ func PrintSession(w io.Writer, s *Session) {
 			}
 		}
 		switch r.Type {
-		case runtime.RecUser:
+		case sessionlog.RecUser:
 			fmt.Fprintf(w, "  user: %s\n", r.Text)
-		case runtime.RecAssistant:
+		case sessionlog.RecAssistant:
 			fmt.Fprintf(w, "  reply: %s\n", r.Text)
-		case runtime.RecToolCall:
+		case sessionlog.RecToolCall:
 			kind := ""
 			if r.Raw {
 				kind = " (raw)"
 			}
 			fmt.Fprintf(w, "  -> %s%s %s\n", r.Tool, kind, compactJSON(r.Args))
-		case runtime.RecToolResult:
+		case sessionlog.RecToolResult:
 			printResult(w, r)
-		case runtime.RecSystem:
+		case sessionlog.RecSystem:
 			printEvent(w, r)
 		}
 	}
@@ -317,7 +158,7 @@ func PrintSession(w io.Writer, s *Session) {
 	}
 }
 
-func printResult(w io.Writer, r runtime.Record) {
+func printResult(w io.Writer, r sessionlog.Record) {
 	d := time.Duration(r.DurationMS) * time.Millisecond
 	if r.OK {
 		fmt.Fprintf(w, "     ok in %s: %s\n", d, truncate(compactJSON(r.Result), 400))
@@ -334,7 +175,7 @@ func printResult(w io.Writer, r runtime.Record) {
 	}
 }
 
-func printEvent(w io.Writer, r runtime.Record) {
+func printEvent(w io.Writer, r sessionlog.Record) {
 	d := r.Data
 	switch r.Event {
 	case "bail_out":

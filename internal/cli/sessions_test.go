@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/urfave/cli/v2"
 )
 
@@ -19,7 +19,7 @@ import (
 // a torn line, as a crash mid-write leaves it.
 func writeSession(t *testing.T, dir, id string, start time.Time) {
 	t.Helper()
-	log, err := runtime.OpenSessionLog(dir, id)
+	log, err := sessionlog.Open(dir, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,20 +28,20 @@ func writeSession(t *testing.T, dir, id string, start time.Time) {
 		map[string]any{"step": "steps[3]", "kind": "list_count_delta", "status": "failed", "expected": "1", "actual": "0"},
 		map[string]any{"step": "steps[3]", "kind": "text_present", "status": "passed", "expected": "ada@example.com", "actual": "ada@example.com"},
 	}
-	recs := []runtime.Record{
-		{TS: ts(0), Type: runtime.RecSystem, Event: "session", Data: map[string]any{"binary": "acme", "command": "chat", "model": "qwen2.5:3b"}},
-		{TS: ts(1), Turn: 1, Type: runtime.RecUser, Text: "add ada as a pro customer"},
-		{TS: ts(1), Turn: 1, Type: runtime.RecSystem, Event: "catalog", Data: map[string]any{"size": 6}},
-		{TS: ts(2), Turn: 1, Type: runtime.RecSystem, Event: "bail_out", Data: map[string]any{"code": "tool_call_as_text", "detail": "the call was written as text"}},
-		{TS: ts(2), Turn: 1, Type: runtime.RecSystem, Event: "escalated", Data: map[string]any{"to": "qwen2.5:14b", "reason": "tool_call_as_text"}},
-		{TS: ts(3), Turn: 1, Type: runtime.RecToolCall, CallID: "c1", Tool: "add_customer", Args: json.RawMessage(`{"name": "Ada", "tier": "pro"}`)},
-		{TS: ts(4), Turn: 1, Type: runtime.RecToolResult, CallID: "c1", Tool: "add_customer", DurationMS: 1500,
-			Error:        &runtime.ErrorInfo{Code: "step_failed", Message: "steps[3] (click) failed: list_count_delta"},
-			Verification: &runtime.VerificationSummary{Passed: 1, Failed: 1, Checks: checks}},
-		{TS: ts(5), Turn: 2, Type: runtime.RecUser, Text: "find ada"},
-		{TS: ts(6), Turn: 2, Type: runtime.RecToolCall, CallID: "c2", Tool: "find_customer", Args: json.RawMessage(`{"query":"ada"}`)},
-		{TS: ts(7), Turn: 2, Type: runtime.RecToolResult, CallID: "c2", Tool: "find_customer", OK: true, DurationMS: 800, Result: json.RawMessage(`{"count":1}`)},
-		{TS: ts(7), Turn: 2, Type: runtime.RecAssistant, Text: "Found 1 customer."},
+	recs := []sessionlog.Record{
+		{TS: ts(0), Type: sessionlog.RecSystem, Event: "session", Data: map[string]any{"binary": "acme", "command": "chat", "model": "qwen2.5:3b"}},
+		{TS: ts(1), Turn: 1, Type: sessionlog.RecUser, Text: "add ada as a pro customer"},
+		{TS: ts(1), Turn: 1, Type: sessionlog.RecSystem, Event: "catalog", Data: map[string]any{"size": 6}},
+		{TS: ts(2), Turn: 1, Type: sessionlog.RecSystem, Event: "bail_out", Data: map[string]any{"code": "tool_call_as_text", "detail": "the call was written as text"}},
+		{TS: ts(2), Turn: 1, Type: sessionlog.RecSystem, Event: "escalated", Data: map[string]any{"to": "qwen2.5:14b", "reason": "tool_call_as_text"}},
+		{TS: ts(3), Turn: 1, Type: sessionlog.RecToolCall, CallID: "c1", Tool: "add_customer", Args: json.RawMessage(`{"name": "Ada", "tier": "pro"}`)},
+		{TS: ts(4), Turn: 1, Type: sessionlog.RecToolResult, CallID: "c1", Tool: "add_customer", DurationMS: 1500,
+			Error:        &sessionlog.ErrorInfo{Code: "step_failed", Message: "steps[3] (click) failed: list_count_delta"},
+			Verification: &sessionlog.VerificationSummary{Passed: 1, Failed: 1, Checks: checks}},
+		{TS: ts(5), Turn: 2, Type: sessionlog.RecUser, Text: "find ada"},
+		{TS: ts(6), Turn: 2, Type: sessionlog.RecToolCall, CallID: "c2", Tool: "find_customer", Args: json.RawMessage(`{"query":"ada"}`)},
+		{TS: ts(7), Turn: 2, Type: sessionlog.RecToolResult, CallID: "c2", Tool: "find_customer", OK: true, DurationMS: 800, Result: json.RawMessage(`{"count":1}`)},
+		{TS: ts(7), Turn: 2, Type: sessionlog.RecAssistant, Text: "Found 1 customer."},
 	}
 	for _, r := range recs {
 		if err := log.Append(r); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 // httpCall sends one http_request. A status outside 2xx fails the call,
@@ -69,7 +70,7 @@ func (s *Session) httpCall(ctx context.Context, x *runtime.Exec, a rawArgs) (map
 	}
 	client = sites.Client(client)
 	secrets := s.secretList()
-	rec.Detail = map[string]any{"method": method, "url": engine.Redact(u.String(), secrets)}
+	rec.Detail = map[string]any{"method": method, "url": redact.String(u.String(), secrets)}
 	resp, err := client.Do(req)
 	if err != nil {
 		var se *runtime.SiteError
@@ -85,23 +86,23 @@ func (s *Session) httpCall(ctx context.Context, x *runtime.Exec, a rawArgs) (map
 		return nil, fail(fmt.Errorf("read body: %w", err))
 	}
 	rec.Detail["status"] = resp.StatusCode
-	res := map[string]any{"url": engine.Redact(u.String(), secrets), "method": method, "status": resp.StatusCode}
+	res := map[string]any{"url": redact.String(u.String(), secrets), "method": method, "status": resp.StatusCode}
 	var v any
 	switch {
 	case len(b) > maxRawHTTPBody:
-		res["body"], res["truncated"] = engine.Redact(string(b[:maxRawHTTPBody]), secrets), true
+		res["body"], res["truncated"] = redact.String(string(b[:maxRawHTTPBody]), secrets), true
 	case len(bytes.TrimSpace(b)) == 0:
 	case json.Unmarshal(b, &v) == nil:
-		res["body"] = json.RawMessage(redactJSON(b, secrets))
+		res["body"] = json.RawMessage(redact.JSON(b, secrets))
 	default:
-		res["body"] = engine.Redact(string(b), secrets)
+		res["body"] = redact.String(string(b), secrets)
 	}
 	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
 	check := engine.CheckResult{Kind: "expect_status", Status: engine.Passed, Expected: "2xx", Actual: fmt.Sprint(resp.StatusCode), Duration: time.Since(start)}
 	if !ok {
 		check.Status = engine.Failed
 		rec.Checks = []engine.CheckResult{check}
-		rec.Detail["body"] = clip(engine.Redact(string(b), secrets), 300)
+		rec.Detail["body"] = runtime.Clip(redact.String(string(b), secrets), 300)
 		return nil, fail(fmt.Errorf("%s %s: HTTP %d", method, u.Path, resp.StatusCode))
 	}
 	rec.Checks = []engine.CheckResult{check}

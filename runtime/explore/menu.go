@@ -45,10 +45,10 @@ func Menu(s *engine.Snapshot) (menu string, shown, more int) {
 		if d.Modal {
 			kind = "modal " + kind
 		}
-		signals = append(signals, fmt.Sprintf("! open %s %q", kind, clip(d.Name, 80)))
+		signals = append(signals, fmt.Sprintf("! open %s %q", kind, runtime.Clip(d.Name, 80)))
 	}
 	for _, v := range s.Signals.Validation {
-		signals = append(signals, fmt.Sprintf("! invalid %q: %s", clip(v.Name, 80), clip(v.Message, 160)))
+		signals = append(signals, fmt.Sprintf("! invalid %q: %s", runtime.Clip(v.Name, 80), runtime.Clip(v.Message, 160)))
 	}
 	for _, l := range s.Signals.Live {
 		role := l.Role
@@ -56,7 +56,7 @@ func Menu(s *engine.Snapshot) (menu string, shown, more int) {
 			role = "live"
 		}
 		if t := strings.Join(strings.Fields(l.Text), " "); t != "" {
-			signals = append(signals, fmt.Sprintf("! %s: %q", role, clip(t, 160)))
+			signals = append(signals, fmt.Sprintf("! %s: %q", role, runtime.Clip(t, 160)))
 		}
 	}
 	budget := maxMenuBytes

@@ -9,6 +9,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 // resolveURL makes a path absolute against the open page (when it is an
@@ -98,7 +99,7 @@ func appeared(before, after pageState, navigated bool, secrets []string) []strin
 	var out []string
 	seen := map[string]bool{}
 	add := func(s string) {
-		s = clip(engine.Redact(s, secrets), maxAppearedLen)
+		s = runtime.Clip(redact.String(s, secrets), maxAppearedLen)
 		if s == "" || seen[s] || len(out) >= maxAppeared {
 			return
 		}
@@ -196,7 +197,7 @@ func requestsSince(p *engine.Page, mark int64, secrets []string) []rawRequest {
 		if len(out) == maxRawRequests {
 			break
 		}
-		rr := rawRequest{Method: r.Method, URL: engine.Redact(r.URL, secrets), Status: r.Status, Failed: r.Failed}
+		rr := rawRequest{Method: r.Method, URL: redact.String(r.URL, secrets), Status: r.Status, Failed: r.Failed}
 		if !r.Done && rr.Failed == "" {
 			rr.Failed = "pending"
 		}
@@ -353,7 +354,7 @@ func (s *Session) extract(ctx context.Context, x *runtime.Exec, p *engine.Page, 
 		values := make([]any, 0, len(rows.Rows))
 		for _, r := range rows.Rows {
 			if v := r["v"]; v != nil {
-				values = append(values, engine.Redact(*v, secrets))
+				values = append(values, redact.String(*v, secrets))
 			} else {
 				values = append(values, nil)
 			}
@@ -365,7 +366,7 @@ func (s *Session) extract(ctx context.Context, x *runtime.Exec, p *engine.Page, 
 		if err != nil {
 			return nil, x.FailStep(ctx, rec, err)
 		}
-		res["value"] = engine.Redact(e.Value, secrets)
+		res["value"] = redact.String(e.Value, secrets)
 		rec.Detail = map[string]any{"element": e.Element}
 	}
 	x.Record(rec)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
 
 // Session is one conversation's explore state: the page its tools share
@@ -38,7 +39,7 @@ type Session struct {
 // on one page opened from base's Pages on first use. Paths (page_goto
 // /customers) resolve against baseURL while no http(s) page is open. base
 // may be nil: then only http_request runs.
-func NewSession(base *runtime.Dispatcher, log *runtime.SessionLog, baseURL string) *Session {
+func NewSession(base *runtime.Dispatcher, log *sessionlog.Writer, baseURL string) *Session {
 	s := &Session{baseURL: baseURL}
 	s.d = &runtime.Dispatcher{Registry: registry, Log: log, Pages: s.pages, Timeout: DefaultTimeout}
 	if base != nil {

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
@@ -288,32 +287,4 @@ func rawURLOK(s string) bool {
 	}
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
-}
-
-// clip cuts s to at most n bytes, on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-// redactJSON replaces secrets inside encoded JSON, matching them in their
-// JSON-escaped form so a quote or backslash in a secret cannot leave part
-// of it behind.
-func redactJSON(b []byte, secrets []string) []byte {
-	if len(secrets) == 0 {
-		return b
-	}
-	escaped := make([]string, 0, len(secrets))
-	for _, s := range secrets {
-		enc, _ := json.Marshal(s)
-		if inner := string(enc[1 : len(enc)-1]); inner != "" {
-			escaped = append(escaped, inner)
-		}
-	}
-	return []byte(engine.Redact(string(b), escaped))
 }

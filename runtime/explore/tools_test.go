@@ -17,6 +17,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
 
 func TestRawToolsSchemas(t *testing.T) {
@@ -146,14 +147,14 @@ func TestAppearedAndCountDelta(t *testing.T) {
 	}
 }
 
-func readSession(t *testing.T, log *runtime.SessionLog) ([]runtime.Record, string) {
+func readSession(t *testing.T, log *sessionlog.Writer) ([]sessionlog.Record, string) {
 	t.Helper()
 	b, err := os.ReadFile(log.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []runtime.Record
-	if _, err := runtime.ReadRecords(bytes.NewReader(b), func(r runtime.Record) error { recs = append(recs, r); return nil }); err != nil {
+	var recs []sessionlog.Record
+	if _, err := sessionlog.Read(bytes.NewReader(b), func(r sessionlog.Record) error { recs = append(recs, r); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return recs, string(b)
@@ -203,7 +204,7 @@ func TestRawHTTPSecrets(t *testing.T) {
 	}))
 	defer api.Close()
 	dir := t.TempDir()
-	log, err := runtime.OpenSessionLog(dir, "http")
+	log, err := sessionlog.Open(dir, "http")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestRawToolsSitePolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, err := runtime.OpenSessionLog(t.TempDir(), "sites")
+	log, err := sessionlog.Open(t.TempDir(), "sites")
 	if err != nil {
 		t.Fatal(err)
 	}

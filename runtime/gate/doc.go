@@ -3,8 +3,10 @@
 // logs, and turns each repeated workflow into a suggested macro spec.
 //
 // It is runtime-side (every deployment binary can expose `gate`), so it
-// does not import the spec compiler: it reads the session-log contract of
-// docs/explore.md, and writes spec YAML that `macrokit check` validates.
+// does not import the spec compiler or the runtime: it reads the session-log
+// format of [github.com/macrokit/macrokit-go/runtime/sessionlog] (the
+// contract of docs/explore.md) with its own bounded streaming decoder, and
+// writes spec YAML that `macrokit check` validates.
 //
 // The pipeline: a streaming reader (bounded lines, torn and foreign lines
 // counted, never a whole file in memory) assembles turns; a turn with at

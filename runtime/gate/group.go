@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 // maxDistinct bounds the distinct values remembered per slot: enough to
@@ -58,7 +60,7 @@ func (a *slotAgg) add(v string) {
 	if v == "" {
 		a.anyEmpty = true
 	}
-	if strings.Contains(v, "[redacted]") {
+	if strings.Contains(v, redact.Marker) {
 		a.anyRedacted = true
 	}
 	if !a.notEmail && !looksEmail(v) {

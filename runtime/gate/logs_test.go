@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
 
 // logW writes a synthetic session log in the shape of docs/explore.md.
@@ -21,8 +21,8 @@ type logW struct {
 
 func newLog(session string) *logW { return &logW{session: session} }
 
-func (l *logW) rec(r runtime.Record) {
-	r.V = runtime.LogVersion
+func (l *logW) rec(r sessionlog.Record) {
+	r.V = sessionlog.Version
 	r.Session = l.session
 	r.Turn = l.turn
 	line, err := json.Marshal(r)
@@ -47,7 +47,7 @@ func mustJSON(v any) json.RawMessage {
 // user starts a new turn with the user's request.
 func (l *logW) user(text string) {
 	l.turn++
-	l.rec(runtime.Record{Type: runtime.RecUser, Text: text})
+	l.rec(sessionlog.Record{Type: sessionlog.RecUser, Text: text})
 }
 
 // raw logs one successful raw call and its result; url is the page URL
@@ -55,7 +55,7 @@ func (l *logW) user(text string) {
 func (l *logW) raw(tool string, args map[string]any, result map[string]any, before, after string) {
 	l.call++
 	id := fmt.Sprintf("c%d", l.call)
-	l.rec(runtime.Record{Type: runtime.RecToolCall, CallID: id, Tool: tool, Raw: true, Args: mustJSON(args)})
+	l.rec(sessionlog.Record{Type: sessionlog.RecToolCall, CallID: id, Tool: tool, Raw: true, Args: mustJSON(args)})
 	if result == nil {
 		result = map[string]any{}
 	}
@@ -66,8 +66,8 @@ func (l *logW) raw(tool string, args map[string]any, result map[string]any, befo
 		}
 		data = map[string]any{"url_before": before, "url_after": after}
 	}
-	l.rec(runtime.Record{Type: runtime.RecToolResult, CallID: id, Tool: tool, Raw: true, OK: true, Result: mustJSON(result),
-		Verification: &runtime.VerificationSummary{Passed: 1, Checks: []map[string]any{{"kind": "request_succeeded", "status": "passed", "actual": "POST /api -> 201"}}},
+	l.rec(sessionlog.Record{Type: sessionlog.RecToolResult, CallID: id, Tool: tool, Raw: true, OK: true, Result: mustJSON(result),
+		Verification: &sessionlog.VerificationSummary{Passed: 1, Checks: []map[string]any{{"kind": "request_succeeded", "status": "passed", "actual": "POST /api -> 201"}}},
 		Data:         data, DurationMS: 41})
 }
 
@@ -75,20 +75,22 @@ func (l *logW) raw(tool string, args map[string]any, result map[string]any, befo
 func (l *logW) rawFail(tool string, args map[string]any, code string) {
 	l.call++
 	id := fmt.Sprintf("c%d", l.call)
-	l.rec(runtime.Record{Type: runtime.RecToolCall, CallID: id, Tool: tool, Raw: true, Args: mustJSON(args)})
-	l.rec(runtime.Record{Type: runtime.RecToolResult, CallID: id, Tool: tool, Raw: true, Error: &runtime.ErrorInfo{Code: code, Message: "no match"}})
+	l.rec(sessionlog.Record{Type: sessionlog.RecToolCall, CallID: id, Tool: tool, Raw: true, Args: mustJSON(args)})
+	l.rec(sessionlog.Record{Type: sessionlog.RecToolResult, CallID: id, Tool: tool, Raw: true, Error: &sessionlog.ErrorInfo{Code: code, Message: "no match"}})
 }
 
 // macro logs one macro call and its result.
 func (l *logW) macro(name string, args map[string]any) {
 	l.call++
 	id := fmt.Sprintf("c%d", l.call)
-	l.rec(runtime.Record{Type: runtime.RecToolCall, CallID: id, Tool: name, Args: mustJSON(args)})
-	l.rec(runtime.Record{Type: runtime.RecToolResult, CallID: id, Tool: name, OK: true, Result: mustJSON(map[string]any{"ok": true}),
-		Verification: &runtime.VerificationSummary{Passed: 3}})
+	l.rec(sessionlog.Record{Type: sessionlog.RecToolCall, CallID: id, Tool: name, Args: mustJSON(args)})
+	l.rec(sessionlog.Record{Type: sessionlog.RecToolResult, CallID: id, Tool: name, OK: true, Result: mustJSON(map[string]any{"ok": true}),
+		Verification: &sessionlog.VerificationSummary{Passed: 3}})
 }
 
-func (l *logW) assistant(text string) { l.rec(runtime.Record{Type: runtime.RecAssistant, Text: text}) }
+func (l *logW) assistant(text string) {
+	l.rec(sessionlog.Record{Type: sessionlog.RecAssistant, Text: text})
+}
 
 func (l *logW) line(s string) { l.b.WriteString(s + "\n") }
 

@@ -12,7 +12,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
 
 // Scanner reads session logs one line at a time and collects findings and
@@ -195,30 +195,30 @@ func (s *Scanner) line(b []byte) {
 		s.st.Torn++
 		return
 	}
-	if !f.object || f.v != runtime.LogVersion || !f.typOK || len(f.typ) == 0 {
+	if !f.object || f.v != sessionlog.Version || !f.typOK || len(f.typ) == 0 {
 		s.st.Foreign++
 		return
 	}
 	s.st.Records++
-	var typ runtime.RecordType
+	var typ sessionlog.RecordType
 	switch string(f.typ) {
-	case string(runtime.RecUser):
-		typ = runtime.RecUser
-	case string(runtime.RecToolCall):
-		typ = runtime.RecToolCall
-	case string(runtime.RecToolResult):
-		typ = runtime.RecToolResult
+	case string(sessionlog.RecUser):
+		typ = sessionlog.RecUser
+	case string(sessionlog.RecToolCall):
+		typ = sessionlog.RecToolCall
+	case string(sessionlog.RecToolResult):
+		typ = sessionlog.RecToolResult
 	default:
 		return // assistant, system and future types carry nothing the gate reads
 	}
 	s.enterTurn(f)
 	t := &s.t
 	switch typ {
-	case runtime.RecUser:
+	case sessionlog.RecUser:
 		if t.user.n == 0 && len(f.text) > 0 {
 			t.user = t.keep(f.text)
 		}
-	case runtime.RecToolCall:
+	case sessionlog.RecToolCall:
 		if !f.raw {
 			s.st.MacroCalls++
 			if len(t.macros) < maxCallsPerTurn {
@@ -233,7 +233,7 @@ func (s *Scanner) line(b []byte) {
 			return
 		}
 		t.calls = append(t.calls, pendingCall{tool: t.keep(f.tool), callID: t.keep(f.callID), args: t.keep(f.args)})
-	case runtime.RecToolResult:
+	case sessionlog.RecToolResult:
 		if !f.raw {
 			return
 		}

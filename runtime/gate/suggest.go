@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/macrokit/macrokit-go/runtime/redact"
 	"gopkg.in/yaml.v3"
 )
 
@@ -916,7 +917,7 @@ func (in *inference) texts(i int) []tmplStr {
 		var out []string
 		for _, s := range in.g.samples[k].obs[i].appeared {
 			s = strings.TrimSpace(s)
-			if s == "" || utf8.RuneCountInString(s) > 80 || strings.ContainsAny(s, "\n\r") || strings.Contains(s, "{{") || strings.Contains(s, "[redacted]") ||
+			if s == "" || utf8.RuneCountInString(s) > 80 || strings.ContainsAny(s, "\n\r") || strings.Contains(s, "{{") || strings.Contains(s, redact.Marker) ||
 				(len(s) >= 2 && strings.HasPrefix(s, "/") && strings.HasSuffix(s, "/")) {
 				continue
 			}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 // The raw tools of docs/explore.md.
@@ -682,7 +684,7 @@ func (w *workflow) httpStep(st *stepTmpl, a *callArgs, idx int, ob *stepObs) str
 	sort.SliceStable(headers, func(i, j int) bool { return headers[i].k < headers[j].k })
 	for _, kv := range headers {
 		ck := http.CanonicalHeaderKey(kv.k)
-		if sensitiveHeaders[ck] || strings.Contains(kv.v, "[redacted]") {
+		if sensitiveHeaders[ck] || strings.Contains(kv.v, redact.Marker) {
 			st.dropped = append(st.dropped, ck)
 			continue
 		}

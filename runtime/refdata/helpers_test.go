@@ -113,17 +113,7 @@ func testOptions(t testing.TB, keys ...*PrivateKey) Options {
 	for _, k := range keys {
 		pubs = append(pubs, k.Public())
 	}
-	return Options{TrustedKeys: pubs, Path: filepath.Join(t.TempDir(), "cache", "refdata.db"), Now: clock}
-}
-
-func openStore(t testing.TB, o Options) *Store {
-	t.Helper()
-	s, err := Open(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return Options{TrustedKeys: pubs, Now: clock}
 }
 
 func wantCode(t testing.TB, err error, code Code) {
@@ -134,15 +124,6 @@ func wantCode(t testing.TB, err error, code Code) {
 	if got := CodeOf(err); got != code {
 		t.Fatalf("code %q, want %q: %v", got, code, err)
 	}
-}
-
-func mustSync(t testing.TB, s *Store, name, src string, o SyncOptions) *SyncResult {
-	t.Helper()
-	res, err := s.Sync(context.Background(), name, src, o)
-	if err != nil {
-		t.Fatalf("sync %s: %v", src, err)
-	}
-	return res
 }
 
 func editFile(t testing.TB, path string, edit func(string) string) {

@@ -26,30 +26,22 @@ const DefaultMaxBytes = 512 << 20
 // maxArchiveEntries bounds the entries of an archive.
 const maxArchiveEntries = 10 * MaxFiles
 
-// Options configure loading, verification and the cache. The zero value
-// trusts no key, so it verifies nothing successfully.
+// Options configure loading and verification. The zero value trusts no
+// key, so it verifies nothing successfully.
 type Options struct {
 	// TrustedKeys are the keys this deployment accepts bundles from.
 	TrustedKeys []*PublicKey
-	// Path is the SQLite cache file ("": DefaultCachePath()).
-	Path string
-	// TTL is how long a synced version is served before reads report it
-	// stale and a re-sync is due (0: no limit). Publishers bound a bundle's
-	// life with expires_at; the TTL is the deployment's own freshness bound.
-	TTL time.Duration
 	// MaxBytes bounds a bundle's size (0: DefaultMaxBytes).
 	MaxBytes int64
 	// HTTPClient fetches URL sources (nil: http.DefaultClient; the ctx of
 	// the call bounds the fetch).
 	HTTPClient *http.Client
-	// BusyTimeout is how long a writer waits for another's lock on the
-	// cache (0: 10s).
-	BusyTimeout time.Duration
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
 
-func (o *Options) now() time.Time {
+// CurrentTime is the time by o's clock (Now, else time.Now).
+func (o *Options) CurrentTime() time.Time {
 	if o.Now != nil {
 		return o.Now()
 	}
@@ -74,6 +66,10 @@ type Bundle struct {
 
 	verified bool
 }
+
+// Verified reports whether Load made b: only a verified bundle may be
+// cached.
+func (b *Bundle) Verified() bool { return b != nil && b.verified }
 
 // File is one verified file of a bundle.
 type File struct {
@@ -417,7 +413,7 @@ func verify(ctx context.Context, s source, o Options) (*Bundle, error) {
 		}
 		datas[i] = b
 	}
-	if now := o.now(); m.ExpiresAt != nil && !now.Before(*m.ExpiresAt) {
+	if now := o.CurrentTime(); m.ExpiresAt != nil && !now.Before(*m.ExpiresAt) {
 		return nil, &Error{Code: CodeExpired, Bundle: ref, File: ManifestFile,
 			Msg: fmt.Sprintf("expired at %s", m.ExpiresAt.UTC().Format(time.RFC3339))}
 	}

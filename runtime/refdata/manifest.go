@@ -373,16 +373,16 @@ func (m *Manifest) MarshalIndent() ([]byte, error) {
 // signature: two syncs of one name@version are the same artifact exactly
 // when their digests are equal.
 func (m *Manifest) Digest() (string, error) {
-	c, err := m.canonical()
+	c, err := m.Canonical()
 	if err != nil {
 		return "", err
 	}
 	return sha256Hex(c), nil
 }
 
-// canonical is the canonical JSON of the whole manifest, signature
+// Canonical is the canonical JSON of the whole manifest, signature
 // included.
-func (m *Manifest) canonical() ([]byte, error) {
+func (m *Manifest) Canonical() ([]byte, error) {
 	obj := m.raw
 	if obj == nil {
 		var err error

@@ -155,7 +155,7 @@ func FuzzParseManifest(f *testing.F) {
 		}
 		// A manifest that parses has a canonical form that parses to the
 		// same canonical form, and verification never panics.
-		c, err := m.canonical()
+		c, err := m.Canonical()
 		if err != nil {
 			t.Fatalf("canonical: %v", err)
 		}
@@ -163,7 +163,7 @@ func FuzzParseManifest(f *testing.F) {
 		if err != nil {
 			t.Fatalf("canonical form does not parse: %v\n%s", err, c)
 		}
-		c2, _ := m2.canonical()
+		c2, _ := m2.Canonical()
 		if string(c) != string(c2) {
 			t.Fatalf("canonical form not stable:\n%s\n%s", c, c2)
 		}

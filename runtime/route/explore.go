@@ -10,6 +10,7 @@ import (
 	"github.com/macrokit/macrokit-go/llm"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/explore"
+	"github.com/macrokit/macrokit-go/runtime/redact"
 	"github.com/macrokit/macrokit-go/runtime/route/catalog"
 )
 
@@ -222,7 +223,7 @@ func (c *Conversation) redactArgs(name string, args json.RawMessage) json.RawMes
 	if c.sess != nil {
 		secrets = append(secrets, c.sess.Secrets()...)
 	}
-	return redactJSON(args, secrets)
+	return redact.JSON(args, secrets)
 }
 
 // exploreContent renders a call's outcome for the model in an explore
@@ -256,7 +257,7 @@ func exploreContent(o *runtime.Outcome) string {
 		s = string(b)
 	}
 	if len(s) > maxExploreContent {
-		s = clip(s, maxExploreContent) + "(truncated)"
+		s = runtime.Clip(s, maxExploreContent) + "(truncated)"
 	}
 	return s
 }
@@ -273,7 +274,7 @@ func callsLine(res *TurnResult) string {
 	}
 	line := fmt.Sprintf("%d call(s): %d ok, %d failed", len(res.Calls), len(res.Calls)-failed, failed)
 	if lastFail != nil && lastFail.Error != nil {
-		line += fmt.Sprintf(" (last failure: %s: %s)", lastFail.Name, clip(lastFail.Error.Message, 160))
+		line += fmt.Sprintf(" (last failure: %s: %s)", lastFail.Name, runtime.Clip(lastFail.Error.Message, 160))
 	}
 	return line + "."
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/macrokit/macrokit-go/llm"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/explore"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
 
 // playModel answers an explore turn from a script: one response per model
@@ -61,10 +62,10 @@ func call(name, args string) *llm.Response {
 
 // exploreRouter is a router in explore mode over the test registry, with
 // its session log in a temp dir.
-func exploreRouter(t *testing.T, m llm.Model, pages runtime.PageSource, site string) (*Router, *runtime.SessionLog) {
+func exploreRouter(t *testing.T, m llm.Model, pages runtime.PageSource, site string) (*Router, *sessionlog.Writer) {
 	t.Helper()
 	reg := routerRegistry(t)
-	log, err := runtime.OpenSessionLog(t.TempDir(), "explore")
+	log, err := sessionlog.Open(t.TempDir(), "explore")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,20 +101,20 @@ type rawResult struct {
 
 // rawPair is one raw call's two records.
 type rawPair struct {
-	call, result runtime.Record
+	call, result sessionlog.Record
 	res          rawResult
 }
 
-func rawPairs(t *testing.T, recs []runtime.Record) []rawPair {
+func rawPairs(t *testing.T, recs []sessionlog.Record) []rawPair {
 	t.Helper()
 	var out []rawPair
 	for i, r := range recs {
-		if r.Type != runtime.RecToolCall || !r.Raw {
+		if r.Type != sessionlog.RecToolCall || !r.Raw {
 			continue
 		}
-		var res *runtime.Record
+		var res *sessionlog.Record
 		for _, q := range recs[i+1:] {
-			if q.Type == runtime.RecToolResult && q.CallID == r.CallID {
+			if q.Type == sessionlog.RecToolResult && q.CallID == r.CallID {
 				res = &q
 				break
 			}
@@ -141,14 +142,14 @@ func hasRequest(rs []rawRequest, method, urlSuffix string, status int) bool {
 	return false
 }
 
-func readSession(t *testing.T, log *runtime.SessionLog) ([]runtime.Record, string) {
+func readSession(t *testing.T, log *sessionlog.Writer) ([]sessionlog.Record, string) {
 	t.Helper()
 	b, err := os.ReadFile(log.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []runtime.Record
-	if _, err := runtime.ReadRecords(bytes.NewReader(b), func(r runtime.Record) error { recs = append(recs, r); return nil }); err != nil {
+	var recs []sessionlog.Record
+	if _, err := sessionlog.Read(bytes.NewReader(b), func(r sessionlog.Record) error { recs = append(recs, r); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return recs, string(b)
@@ -237,7 +238,7 @@ func TestExploreAddCustomer(t *testing.T) {
 	if os.Getenv("MK_DUMP") != "" {
 		t.Log(dump)
 	}
-	if recs[0].Type != runtime.RecUser || recs[0].Text != request || recs[0].Turn != 1 {
+	if recs[0].Type != sessionlog.RecUser || recs[0].Text != request || recs[0].Turn != 1 {
 		t.Fatalf("first record %+v, want the user's request", recs[0])
 	}
 	pairs := rawPairs(t, recs)
@@ -514,7 +515,7 @@ func TestExploreLoop(t *testing.T) {
 			recs, _ := readSession(t, log)
 			var logged []string
 			for _, rec := range recs {
-				if rec.Type == runtime.RecToolResult {
+				if rec.Type == sessionlog.RecToolResult {
 					logged = append(logged, fmt.Sprintf("%s:%v", rec.Tool, rec.OK))
 					if rec.Raw != explore.IsTool(rec.Tool) {
 						t.Errorf("%s logged with raw=%v", rec.Tool, rec.Raw)

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
-	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/llm"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/explore"
+	"github.com/macrokit/macrokit-go/runtime/redact"
 	"github.com/macrokit/macrokit-go/runtime/route/catalog"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
 
 // Router defaults.
@@ -57,7 +57,7 @@ type Router struct {
 	SalvageApprover runtime.Approver
 	// Log receives every step of the turn (optional; the Dispatcher's own
 	// log is used when nil).
-	Log *runtime.SessionLog
+	Log *sessionlog.Writer
 	// System overrides SystemPrompt.
 	System string
 	// History is the number of earlier messages a turn carries (0: default;
@@ -148,7 +148,7 @@ func (c *Conversation) session() *explore.Session {
 	return c.sess
 }
 
-func (r *Router) log() *runtime.SessionLog {
+func (r *Router) log() *sessionlog.Writer {
 	if r.Log != nil {
 		return r.Log
 	}
@@ -158,14 +158,14 @@ func (r *Router) log() *runtime.SessionLog {
 	return nil
 }
 
-func (r *Router) record(rec runtime.Record) {
+func (r *Router) record(rec sessionlog.Record) {
 	if l := r.log(); l != nil {
 		_ = l.Append(rec)
 	}
 }
 
 func (r *Router) event(turn int, name string, data map[string]any) {
-	r.record(runtime.Record{Type: runtime.RecSystem, Turn: turn, Event: name, Data: data})
+	r.record(sessionlog.Record{Type: sessionlog.RecSystem, Turn: turn, Event: name, Data: data})
 }
 
 // tools picks the macros to offer for a request.
@@ -214,7 +214,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 	var external time.Duration // model calls and the macro run
 	c.turn++
 	res := &TurnResult{Turn: c.turn, Request: request, Model: r.Model.Name()}
-	r.record(runtime.Record{Type: runtime.RecUser, Turn: c.turn, Text: request})
+	r.record(sessionlog.Record{Type: sessionlog.RecUser, Turn: c.turn, Text: request})
 	defer func() {
 		res.Overhead = time.Since(start) - external
 		if res.Overhead < 0 {
@@ -231,7 +231,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		}
 		r.event(c.turn, "turn_done", data)
 		if res.Reply != "" {
-			r.record(runtime.Record{Type: runtime.RecAssistant, Turn: c.turn, Text: res.Reply})
+			r.record(sessionlog.Record{Type: sessionlog.RecAssistant, Turn: c.turn, Text: res.Reply})
 		}
 	}()
 
@@ -303,7 +303,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		res.ModelLatency += resp.Latency
 		res.Usage.PromptTokens += resp.Usage.PromptTokens
 		res.Usage.CompletionTokens += resp.Usage.CompletionTokens
-		r.record(runtime.Record{Type: runtime.RecSystem, Turn: c.turn, Event: "model_response", Text: resp.Text, Data: responseData(m, resp)})
+		r.record(sessionlog.Record{Type: sessionlog.RecSystem, Turn: c.turn, Event: "model_response", Text: resp.Text, Data: responseData(m, resp)})
 		return resp, nil
 	}
 	if r.Explore.Enabled {
@@ -524,7 +524,7 @@ func (r *Router) salvageable(ctx context.Context, turn int, b *BailOut) (*pendin
 		if r.SalvageApprover == nil {
 			return nil, fmt.Sprintf("%s is risk %s; a call recovered from text only runs with an approval", m.Name, m.Risk)
 		}
-		okd, err := r.SalvageApprover(ctx, runtime.ApprovalRequest{Macro: m.Name, Intent: m.Intent, Args: redactJSON(args, m.SecretsIn(ctx, args)),
+		okd, err := r.SalvageApprover(ctx, runtime.ApprovalRequest{Macro: m.Name, Intent: m.Intent, Args: redact.JSON(args, m.SecretsIn(ctx, args)),
 			Reason: "recovered from the model's text (" + string(b.Code) + "), not a proper tool call"})
 		r.event(turn, "approval", map[string]any{"macro": m.Name, "approved": okd && err == nil, "for": "salvage"})
 		if err != nil || !okd {
@@ -542,7 +542,7 @@ func (r *Router) run(ctx context.Context, turn int, res *TurnResult, call *pendi
 	}
 	full := call.Valid.JSON()
 	res.Args = full
-	logged := redactJSON(full, call.Valid.Macro().SecretsIn(ctx, full))
+	logged := redact.JSON(full, call.Valid.Macro().SecretsIn(ctx, full))
 	if r.Eval.DryRun || r.Dispatcher == nil {
 		r.event(turn, "dry_run", map[string]any{"macro": call.Name, "args": logged})
 		res.Outcome = &runtime.Outcome{CallID: call.ID, Macro: call.Name, OK: true, Result: json.RawMessage(dryRunResult)}
@@ -737,32 +737,4 @@ func (c *Conversation) noteSecrets(ctx context.Context, name string, args json.R
 	for _, s := range secrets {
 		l.AddSecret(s)
 	}
-}
-
-// redactJSON replaces secrets inside encoded JSON, matching them in their
-// JSON-escaped form so a quote or backslash in a secret cannot leave part
-// of it behind.
-func redactJSON(b json.RawMessage, secrets []string) json.RawMessage {
-	if len(secrets) == 0 {
-		return append(json.RawMessage(nil), b...)
-	}
-	escaped := make([]string, 0, len(secrets))
-	for _, s := range secrets {
-		enc, _ := json.Marshal(s)
-		if inner := string(enc[1 : len(enc)-1]); inner != "" {
-			escaped = append(escaped, inner)
-		}
-	}
-	return json.RawMessage(engine.Redact(string(b), escaped))
-}
-
-// clip cuts s to at most n bytes, on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/macrokit/macrokit-go/llm"
 	"github.com/macrokit/macrokit-go/llm/llmtest"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
 
 // funcModel answers with a function of the request: the router's logic is
@@ -69,11 +70,11 @@ func routerRegistry(t *testing.T) *runtime.Registry {
 	return reg
 }
 
-func newRouter(t *testing.T, m llm.Model) (*Router, *runtime.SessionLog, string) {
+func newRouter(t *testing.T, m llm.Model) (*Router, *sessionlog.Writer, string) {
 	t.Helper()
 	reg := routerRegistry(t)
 	dir := t.TempDir()
-	log, err := runtime.OpenSessionLog(dir, "test")
+	log, err := sessionlog.Open(dir, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +237,7 @@ func TestRouterSummaryCannotChain(t *testing.T) {
 	}
 	calls := 0
 	for _, rec := range recs {
-		if rec.Type == runtime.RecToolCall {
+		if rec.Type == sessionlog.RecToolCall {
 			calls++
 		}
 	}
@@ -339,11 +340,11 @@ func readRaw(t *testing.T, dir string) []byte {
 	return all
 }
 
-func readLog(t *testing.T, dir string) []runtime.Record {
+func readLog(t *testing.T, dir string) []sessionlog.Record {
 	t.Helper()
-	var recs []runtime.Record
+	var recs []sessionlog.Record
 	for _, line := range bytes.Split(readRaw(t, dir), []byte("\n")) {
-		var r runtime.Record
+		var r sessionlog.Record
 		if json.Unmarshal(line, &r) == nil {
 			recs = append(recs, r)
 		}
@@ -351,7 +352,7 @@ func readLog(t *testing.T, dir string) []runtime.Record {
 	return recs
 }
 
-func hasEvent(recs []runtime.Record, name string) bool {
+func hasEvent(recs []sessionlog.Record, name string) bool {
 	for _, r := range recs {
 		if r.Event == name {
 			return true

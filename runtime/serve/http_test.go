@@ -22,6 +22,7 @@ import (
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/macrokit/macrokit-go/runtime/serve"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
 
 type apiResponse struct {
@@ -158,7 +159,7 @@ func TestHTTPAPI(t *testing.T) {
 	// HTTP calls are in the session log under http- ids (gate reads them).
 	n := 0
 	for _, r := range records(t, withAsk.srv) {
-		if r.Type == runtime.RecToolResult && strings.HasPrefix(r.CallID, "http-") {
+		if r.Type == sessionlog.RecToolResult && strings.HasPrefix(r.CallID, "http-") {
 			n++
 		}
 	}
@@ -338,7 +339,7 @@ func TestClientDisconnectCancels(t *testing.T) {
 	var code string
 	if !waitFor(20*time.Second, func() bool {
 		for _, r := range records(t, f.srv) {
-			if r.Type == runtime.RecToolResult && r.Tool == "wait_page" && r.Error != nil {
+			if r.Type == sessionlog.RecToolResult && r.Tool == "wait_page" && r.Error != nil {
 				code = r.Error.Code
 				return true
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/macrokit/macrokit-go/runtime/serve"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
 
 func TestMain(m *testing.M) {
@@ -155,7 +156,7 @@ func testMacros() []*runtime.Macro {
 }
 
 // records reads the server's session log.
-func records(t *testing.T, s *serve.Server) []runtime.Record {
+func records(t *testing.T, s *serve.Server) []sessionlog.Record {
 	t.Helper()
 	l := s.SessionLog()
 	if l == nil {
@@ -166,8 +167,8 @@ func records(t *testing.T, s *serve.Server) []runtime.Record {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []runtime.Record
-	if _, err := runtime.ReadRecords(f, func(r runtime.Record) error { out = append(out, r); return nil }); err != nil {
+	var out []sessionlog.Record
+	if _, err := sessionlog.Read(f, func(r sessionlog.Record) error { out = append(out, r); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return out

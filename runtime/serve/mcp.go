@@ -17,6 +17,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/redact"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -41,13 +43,13 @@ const approvalTTL = 10 * time.Minute
 // the check counts and every step with its checks (expected, actual,
 // evidence).
 type Evidence struct {
-	CallID       string                      `json:"call_id"`
-	Macro        string                      `json:"macro"`
-	OK           bool                        `json:"ok"`
-	Error        *runtime.CallError          `json:"error,omitempty"`
-	Verification runtime.VerificationSummary `json:"verification"`
-	Steps        []runtime.StepRecord        `json:"steps,omitempty"`
-	DurationMS   int64                       `json:"duration_ms"`
+	CallID       string                         `json:"call_id"`
+	Macro        string                         `json:"macro"`
+	OK           bool                           `json:"ok"`
+	Error        *runtime.CallError             `json:"error,omitempty"`
+	Verification sessionlog.VerificationSummary `json:"verification"`
+	Steps        []runtime.StepRecord           `json:"steps,omitempty"`
+	DurationMS   int64                          `json:"duration_ms"`
 }
 
 // EvidenceOf extracts a call's evidence from its outcome.
@@ -216,7 +218,7 @@ func (s *Server) toolHandler(m *runtime.Macro) mcp.ToolHandler {
 
 func (s *Server) event(name string, data map[string]any) {
 	if s.log != nil {
-		_ = s.log.Append(runtime.Record{Type: runtime.RecSystem, Event: name, Data: data})
+		_ = s.log.Append(sessionlog.Record{Type: sessionlog.RecSystem, Event: name, Data: data})
 	}
 }
 
@@ -306,7 +308,7 @@ func redactArgs(m *runtime.Macro, args json.RawMessage) string {
 	}
 	for _, k := range m.Secrets {
 		if _, ok := obj[k]; ok {
-			obj[k] = "[redacted]"
+			obj[k] = redact.Marker
 		}
 	}
 	b, _ := json.Marshal(obj)

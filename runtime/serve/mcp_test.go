@@ -11,6 +11,7 @@ import (
 	"github.com/macrokit/macrokit-go/generated"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/serve"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -167,7 +168,7 @@ func TestMCPListAndCall(t *testing.T) {
 	// Both sessions' calls are in the one session log, with their origin.
 	calls := 0
 	for _, r := range records(t, f.srv) {
-		if r.Type == runtime.RecToolCall && strings.HasPrefix(r.CallID, "mcp-") {
+		if r.Type == sessionlog.RecToolCall && strings.HasPrefix(r.CallID, "mcp-") {
 			calls++
 		}
 	}
@@ -274,7 +275,7 @@ func TestMCPDangerousApproval(t *testing.T) {
 	// The session log shows every decision.
 	var approvals []bool
 	for _, r := range records(t, f.srv) {
-		if r.Type == runtime.RecSystem && r.Event == "approval" {
+		if r.Type == sessionlog.RecSystem && r.Event == "approval" {
 			approvals = append(approvals, r.Data["approved"] == true)
 		}
 	}
@@ -359,7 +360,7 @@ func TestMCPClientGoneCancels(t *testing.T) {
 			var code string
 			if !waitFor(20*time.Second, func() bool {
 				for _, r := range records(t, f.srv)[before:] {
-					if r.Type == runtime.RecToolResult && r.Tool == "wait_page" && r.Error != nil {
+					if r.Type == sessionlog.RecToolResult && r.Tool == "wait_page" && r.Error != nil {
 						code = r.Error.Code
 						return true
 					}

@@ -24,6 +24,7 @@ import (
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/refdata"
 	"github.com/macrokit/macrokit-go/runtime/route"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -124,7 +125,7 @@ type Server struct {
 	opts    Options
 	reg     *runtime.Registry
 	pool    *Pool
-	log     *runtime.SessionLog
+	log     *sessionlog.Writer
 	base    runtime.Dispatcher
 	router  *route.Router
 	mcp     *mcp.Server
@@ -182,12 +183,12 @@ func New(opts Options) (*Server, error) {
 	}
 	s.mcp = srv
 	if opts.SessionDir != "" {
-		log, err := runtime.OpenSessionLog(opts.SessionDir, runtime.NewSessionID())
+		log, err := sessionlog.Open(opts.SessionDir, sessionlog.NewID())
 		if err != nil {
 			return nil, err
 		}
 		s.log, s.base.Log = log, log
-		_ = log.Append(runtime.Record{Type: runtime.RecSystem, Event: "serve", Data: map[string]any{
+		_ = log.Append(sessionlog.Record{Type: sessionlog.RecSystem, Event: "serve", Data: map[string]any{
 			"binary": opts.Name, "version": opts.Version, "macros": opts.Registry.Len(),
 			"concurrency": opts.Concurrency, "call_timeout_ms": opts.CallTimeout.Milliseconds(), "approval": opts.Approval.String()}})
 	}
@@ -198,7 +199,7 @@ func New(opts Options) (*Server, error) {
 }
 
 // SessionLog is the server's session log (nil without SessionDir).
-func (s *Server) SessionLog() *runtime.SessionLog { return s.log }
+func (s *Server) SessionLog() *sessionlog.Writer { return s.log }
 
 // Pool is the server's browser pool.
 func (s *Server) Pool() *Pool { return s.pool }
@@ -342,7 +343,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		if err != nil {
 			data["error"] = err.Error()
 		}
-		_ = s.log.Append(runtime.Record{Type: runtime.RecSystem, Event: "serve_stopped", Data: data})
+		_ = s.log.Append(sessionlog.Record{Type: sessionlog.RecSystem, Event: "serve_stopped", Data: data})
 		_ = s.log.Close()
 	}
 	s.shutErr = err

@@ -1,4 +1,4 @@
-package refdata
+package cache
 
 import (
 	"context"
@@ -13,8 +13,24 @@ import (
 	"strings"
 	"time"
 
+	"github.com/macrokit/macrokit-go/runtime/refdata"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
 )
+
+// Options configure the cache and, embedded, how the bundles it syncs are
+// loaded and verified.
+type Options struct {
+	refdata.Options
+	// Path is the SQLite cache file ("": DefaultPath()).
+	Path string
+	// TTL is how long a synced version is served before reads report it
+	// stale and a re-sync is due (0: no limit). Publishers bound a bundle's
+	// life with expires_at; the TTL is the deployment's own freshness bound.
+	TTL time.Duration
+	// BusyTimeout is how long a writer waits for another's lock on the
+	// cache (0: 10s).
+	BusyTimeout time.Duration
+}
 
 // Store is the reference-data cache: one SQLite database (WAL) holding
 // verified bundles keyed by name@version, their rows indexed by key, the
@@ -82,9 +98,9 @@ var migrations = []string{
 	);`,
 }
 
-// DefaultCachePath is the cache's default location:
+// DefaultPath is the cache's default location:
 // <os.UserCacheDir()>/macrokit/refdata.db.
-func DefaultCachePath() (string, error) {
+func DefaultPath() (string, error) {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return "", err
@@ -92,8 +108,8 @@ func DefaultCachePath() (string, error) {
 	return filepath.Join(dir, "macrokit", "refdata.db"), nil
 }
 
-func cacheErr(err error, format string, args ...any) *Error {
-	return &Error{Code: CodeCache, Msg: fmt.Sprintf(format, args...) + ": " + err.Error(), Err: err}
+func cacheErr(err error, format string, args ...any) *refdata.Error {
+	return &refdata.Error{Code: refdata.CodeCache, Msg: fmt.Sprintf(format, args...) + ": " + err.Error(), Err: err}
 }
 
 // Open opens (creating if needed) the cache at o.Path and brings its
@@ -102,7 +118,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	p := o.Path
 	if p == "" {
 		var err error
-		if p, err = DefaultCachePath(); err != nil {
+		if p, err = DefaultPath(); err != nil {
 			return nil, cacheErr(err, "no cache directory")
 		}
 	}
@@ -177,7 +193,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		return cacheErr(err, "read the schema version")
 	}
 	if have > len(migrations) {
-		return &Error{Code: CodeCache, Msg: fmt.Sprintf("%s has cache schema %d; this binary knows up to %d", s.path, have, len(migrations))}
+		return &refdata.Error{Code: refdata.CodeCache, Msg: fmt.Sprintf("%s has cache schema %d; this binary knows up to %d", s.path, have, len(migrations))}
 	}
 	for i := have; i < len(migrations); i++ {
 		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
@@ -247,16 +263,16 @@ type SyncResult struct {
 func (s *Store) Sync(ctx context.Context, name, src string, o SyncOptions) (*SyncResult, error) {
 	start := time.Now()
 	if o.Pin != "" {
-		if _, err := ParseRange(o.Pin); err != nil {
-			return nil, &Error{Code: CodePinMismatch, Bundle: name, Msg: err.Error(), Err: err}
+		if _, err := refdata.ParseRange(o.Pin); err != nil {
+			return nil, &refdata.Error{Code: refdata.CodePinMismatch, Bundle: name, Msg: err.Error(), Err: err}
 		}
 	}
-	b, err := Load(ctx, src, s.opts)
+	b, err := refdata.Load(ctx, src, s.opts.Options)
 	if err != nil {
 		return nil, err
 	}
 	if b.Manifest.Name != name {
-		return nil, &Error{Code: CodeNameMismatch, Bundle: b.Manifest.Ref(), Msg: fmt.Sprintf("asked for %q, the source holds %q", name, b.Manifest.Name)}
+		return nil, &refdata.Error{Code: refdata.CodeNameMismatch, Bundle: b.Manifest.Ref(), Msg: fmt.Sprintf("asked for %q, the source holds %q", name, b.Manifest.Name)}
 	}
 	res, err := s.Install(ctx, b, o)
 	if res != nil {
@@ -269,34 +285,34 @@ func (s *Store) Sync(ctx context.Context, name, src string, o SyncOptions) (*Syn
 // current version. Without a pin an older version than the current one is
 // refused (downgrade); with one, the version must satisfy it
 // (pin_mismatch). Re-installing a cached name@version replaces it.
-func (s *Store) Install(ctx context.Context, b *Bundle, o SyncOptions) (*SyncResult, error) {
-	if b == nil || !b.verified {
-		return nil, &Error{Code: CodeManifestInvalid, Msg: "Install takes only bundles that Load verified"}
+func (s *Store) Install(ctx context.Context, b *refdata.Bundle, o SyncOptions) (*SyncResult, error) {
+	if !b.Verified() {
+		return nil, &refdata.Error{Code: refdata.CodeManifestInvalid, Msg: "Install takes only bundles that Load verified"}
 	}
 	start := time.Now()
 	m := b.Manifest
 	ref := m.Ref()
-	v, err := ParseVersion(m.Version)
+	v, err := refdata.ParseVersion(m.Version)
 	if err != nil {
-		return nil, &Error{Code: CodeManifestInvalid, Bundle: ref, Msg: err.Error()}
+		return nil, &refdata.Error{Code: refdata.CodeManifestInvalid, Bundle: ref, Msg: err.Error()}
 	}
 	digest, err := m.Digest()
 	if err != nil {
-		return nil, &Error{Code: CodeManifestInvalid, Bundle: ref, Msg: err.Error()}
+		return nil, &refdata.Error{Code: refdata.CodeManifestInvalid, Bundle: ref, Msg: err.Error()}
 	}
-	raw, err := m.canonical()
+	raw, err := m.Canonical()
 	if err != nil {
-		return nil, &Error{Code: CodeManifestInvalid, Bundle: ref, Msg: err.Error()}
+		return nil, &refdata.Error{Code: refdata.CodeManifestInvalid, Bundle: ref, Msg: err.Error()}
 	}
 	newPin := ""
 	if o.Pin != "" {
-		r, err := ParseRange(o.Pin)
+		r, err := refdata.ParseRange(o.Pin)
 		if err != nil {
-			return nil, &Error{Code: CodePinMismatch, Bundle: ref, Msg: err.Error(), Err: err}
+			return nil, &refdata.Error{Code: refdata.CodePinMismatch, Bundle: ref, Msg: err.Error(), Err: err}
 		}
 		newPin = r.String()
 	}
-	now := s.opts.now()
+	now := s.opts.CurrentTime()
 
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -316,12 +332,12 @@ func (s *Store) Install(ctx context.Context, b *Bundle, o SyncOptions) (*SyncRes
 	}
 	res.Pin = pin.String
 	if pin.Valid {
-		r, err := ParseRange(pin.String)
+		r, err := refdata.ParseRange(pin.String)
 		if err != nil {
-			return nil, &Error{Code: CodePinMismatch, Bundle: ref, Msg: fmt.Sprintf("stored pin %q: %v", pin.String, err)}
+			return nil, &refdata.Error{Code: refdata.CodePinMismatch, Bundle: ref, Msg: fmt.Sprintf("stored pin %q: %v", pin.String, err)}
 		}
 		if !r.Match(v) {
-			return nil, &Error{Code: CodePinMismatch, Bundle: ref, Msg: fmt.Sprintf("%s is outside the pin %q", m.Version, pin.String)}
+			return nil, &refdata.Error{Code: refdata.CodePinMismatch, Bundle: ref, Msg: fmt.Sprintf("%s is outside the pin %q", m.Version, pin.String)}
 		}
 	}
 	var cur sql.NullString
@@ -330,8 +346,8 @@ func (s *Store) Install(ctx context.Context, b *Bundle, o SyncOptions) (*SyncRes
 	}
 	res.Previous = cur.String
 	if cur.Valid && !pin.Valid {
-		if cv, err := ParseVersion(cur.String); err == nil && v.Compare(cv) < 0 {
-			return nil, &Error{Code: CodeDowngrade, Bundle: ref, Msg: fmt.Sprintf("%s is older than the current %s; pin a range that allows it to downgrade", m.Version, cur.String)}
+		if cv, err := refdata.ParseVersion(cur.String); err == nil && v.Compare(cv) < 0 {
+			return nil, &refdata.Error{Code: refdata.CodeDowngrade, Bundle: ref, Msg: fmt.Sprintf("%s is older than the current %s; pin a range that allows it to downgrade", m.Version, cur.String)}
 		}
 	}
 	var oldID int64
@@ -444,11 +460,11 @@ func setCurrent(ctx context.Context, tx *sql.Tx, name string, id int64) error {
 // satisfies it current. When none does, name has no current version (reads
 // fail with not_found) until a sync brings one; current is then "".
 func (s *Store) Pin(ctx context.Context, name, rng string) (current string, err error) {
-	r, err := ParseRange(rng)
+	r, err := refdata.ParseRange(rng)
 	if err != nil {
-		return "", &Error{Code: CodePinMismatch, Bundle: name, Msg: err.Error(), Err: err}
+		return "", &refdata.Error{Code: refdata.CodePinMismatch, Bundle: name, Msg: err.Error(), Err: err}
 	}
-	now := s.opts.now()
+	now := s.opts.CurrentTime()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return "", cacheErr(err, "begin")
@@ -496,7 +512,7 @@ func (s *Store) Unpin(ctx context.Context, name string) error {
 
 type cachedVersion struct {
 	id      int64
-	v       Version
+	v       refdata.Version
 	expires sql.NullInt64
 	current bool
 }
@@ -524,7 +540,7 @@ func versions(ctx context.Context, q queryer, name string) ([]cachedVersion, err
 		if err := rows.Scan(&c.id, &vs, &c.expires, &c.current); err != nil {
 			return nil, cacheErr(err, "list versions")
 		}
-		v, err := ParseVersion(vs)
+		v, err := refdata.ParseVersion(vs)
 		if err != nil {
 			continue
 		}
@@ -574,7 +590,7 @@ func (s *Store) scanEntry(sc interface{ Scan(...any) error }) (int64, *Entry, er
 	}
 	e.PublishedAt, _ = time.Parse(time.RFC3339Nano, published)
 	e.Pin = pin.String
-	now := s.opts.now()
+	now := s.opts.CurrentTime()
 	if exp.Valid {
 		t := time.Unix(exp.Int64, 0).UTC()
 		e.ExpiresAt = &t
@@ -607,8 +623,8 @@ func (s *Store) List(ctx context.Context) ([]Entry, error) {
 		if out[i].Name != out[j].Name {
 			return out[i].Name < out[j].Name
 		}
-		vi, _ := ParseVersion(out[i].Version)
-		vj, _ := ParseVersion(out[j].Version)
+		vi, _ := refdata.ParseVersion(out[i].Version)
+		vj, _ := refdata.ParseVersion(out[j].Version)
 		return vi.Compare(vj) > 0
 	})
 	return out, nil
@@ -650,9 +666,9 @@ func (s *Store) resolve(ctx context.Context, ref string) (int64, *Entry, error) 
 	id, e, err := s.scanEntry(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		if version == "" {
-			return 0, nil, &Error{Code: CodeNotFound, Bundle: name, Msg: "no current version cached (sync it, or widen its pin)"}
+			return 0, nil, &refdata.Error{Code: refdata.CodeNotFound, Bundle: name, Msg: "no current version cached (sync it, or widen its pin)"}
 		}
-		return 0, nil, &Error{Code: CodeNotFound, Bundle: ref, Msg: "not cached"}
+		return 0, nil, &refdata.Error{Code: refdata.CodeNotFound, Bundle: ref, Msg: "not cached"}
 	}
 	if err != nil {
 		return 0, nil, cacheErr(err, "read %s", ref)
@@ -667,12 +683,12 @@ func (s *Store) resolve(ctx context.Context, ref string) (int64, *Entry, error) 
 // has trusted keys, that the signer is still one of them (removing a key
 // from the configuration revokes what it signed).
 func (s *Store) readable(ref string, expires *time.Time, synced time.Time, signer string) error {
-	now := s.opts.now()
+	now := s.opts.CurrentTime()
 	if expires != nil && !now.Before(*expires) {
-		return &Error{Code: CodeExpired, Bundle: ref, Msg: fmt.Sprintf("expired at %s", expires.UTC().Format(time.RFC3339))}
+		return &refdata.Error{Code: refdata.CodeExpired, Bundle: ref, Msg: fmt.Sprintf("expired at %s", expires.UTC().Format(time.RFC3339))}
 	}
 	if s.opts.TTL > 0 && now.Sub(synced) > s.opts.TTL {
-		return &Error{Code: CodeStale, Bundle: ref, Msg: fmt.Sprintf("synced %s ago; the TTL is %s", now.Sub(synced).Round(time.Second), s.opts.TTL)}
+		return &refdata.Error{Code: refdata.CodeStale, Bundle: ref, Msg: fmt.Sprintf("synced %s ago; the TTL is %s", now.Sub(synced).Round(time.Second), s.opts.TTL)}
 	}
 	if len(s.opts.TrustedKeys) > 0 {
 		for _, k := range s.opts.TrustedKeys {
@@ -680,14 +696,14 @@ func (s *Store) readable(ref string, expires *time.Time, synced time.Time, signe
 				return nil
 			}
 		}
-		return &Error{Code: CodeUntrustedKey, Bundle: ref, Msg: fmt.Sprintf("signed by %s, which is no longer trusted", signer)}
+		return &refdata.Error{Code: refdata.CodeUntrustedKey, Bundle: ref, Msg: fmt.Sprintf("signed by %s, which is no longer trusted", signer)}
 	}
 	return nil
 }
 
 // Manifest returns the cached manifest of ref ("name": the current
 // version; "name@version": that one) with its cache entry.
-func (s *Store) Manifest(ctx context.Context, ref string) (*Entry, *Manifest, error) {
+func (s *Store) Manifest(ctx context.Context, ref string) (*Entry, *refdata.Manifest, error) {
 	id, e, err := s.resolve(ctx, ref)
 	if err != nil {
 		return nil, nil, err
@@ -696,7 +712,7 @@ func (s *Store) Manifest(ctx context.Context, ref string) (*Entry, *Manifest, er
 	if err := s.r.QueryRowContext(ctx, `SELECT manifest FROM bundles WHERE id = ?`, id).Scan(&raw); err != nil {
 		return nil, nil, cacheErr(err, "read %s", ref)
 	}
-	m, err := ParseManifest(raw)
+	m, err := refdata.ParseManifest(raw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -713,7 +729,7 @@ func (s *Store) EachRow(ctx context.Context, ref, file string, fn func(key strin
 	var fid int64
 	if err := s.r.QueryRowContext(ctx, `SELECT id FROM files WHERE bundle_id = ? AND path = ?`, id, file).Scan(&fid); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return &Error{Code: CodeNotFound, Bundle: e.Name + "@" + e.Version, File: file, Msg: "no such file in the bundle"}
+			return &refdata.Error{Code: refdata.CodeNotFound, Bundle: e.Name + "@" + e.Version, File: file, Msg: "no such file in the bundle"}
 		}
 		return cacheErr(err, "read %s", file)
 	}
@@ -766,9 +782,9 @@ func (s *Store) lookupRaw(ctx context.Context, bundle, file, key string) (json.R
 	err := st.QueryRowContext(ctx, args...).Scan(&ver, &exp, &synced, &signer, &fid, &keyCol, &data)
 	if errors.Is(err, sql.ErrNoRows) {
 		if version == "" {
-			return nil, "", &Error{Code: CodeNotFound, Bundle: name, Msg: "no current version cached (sync it, or widen its pin)"}
+			return nil, "", &refdata.Error{Code: refdata.CodeNotFound, Bundle: name, Msg: "no current version cached (sync it, or widen its pin)"}
 		}
-		return nil, "", &Error{Code: CodeNotFound, Bundle: bundle, Msg: "not cached"}
+		return nil, "", &refdata.Error{Code: refdata.CodeNotFound, Bundle: bundle, Msg: "not cached"}
 	}
 	if err != nil {
 		return nil, "", cacheErr(err, "lookup %s %s %q", bundle, file, key)
@@ -783,11 +799,11 @@ func (s *Store) lookupRaw(ctx context.Context, bundle, file, key string) (json.R
 	}
 	switch {
 	case !fid.Valid:
-		return nil, ref, &Error{Code: CodeNotFound, Bundle: ref, File: file, Msg: "no such file in the bundle"}
+		return nil, ref, &refdata.Error{Code: refdata.CodeNotFound, Bundle: ref, File: file, Msg: "no such file in the bundle"}
 	case !keyCol.Valid:
-		return nil, ref, &Error{Code: CodeNotFound, Bundle: ref, File: file, Msg: "the file has no key column"}
+		return nil, ref, &refdata.Error{Code: refdata.CodeNotFound, Bundle: ref, File: file, Msg: "the file has no key column"}
 	case !data.Valid:
-		return nil, ref, &Error{Code: CodeNotFound, Bundle: ref, File: file, Column: keyCol.String, Msg: fmt.Sprintf("no row with key %q", key)}
+		return nil, ref, &refdata.Error{Code: refdata.CodeNotFound, Bundle: ref, File: file, Column: keyCol.String, Msg: fmt.Sprintf("no row with key %q", key)}
 	}
 	return json.RawMessage(data.String), ref, nil
 }
@@ -834,7 +850,7 @@ type PruneOptions struct {
 // Keep per bundle, and every expired one that is not current, then
 // truncates the WAL. It returns the name@version of each deleted version.
 func (s *Store) Prune(ctx context.Context, o PruneOptions) ([]string, error) {
-	now := s.opts.now()
+	now := s.opts.CurrentTime()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, cacheErr(err, "begin")

@@ -1,4 +1,4 @@
-package refdata
+package cache
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/macrokit/macrokit-go/runtime/refdata"
 )
 
 func TestDowngradesAndPins(t *testing.T) {
@@ -24,7 +26,7 @@ func TestDowngradesAndPins(t *testing.T) {
 	current := func() string {
 		t.Helper()
 		e, _, err := s.Manifest(ctx, "tiers")
-		if CodeOf(err) == CodeNotFound {
+		if refdata.CodeOf(err) == refdata.CodeNotFound {
 			return ""
 		}
 		if err != nil {
@@ -35,29 +37,29 @@ func TestDowngradesAndPins(t *testing.T) {
 	steps := []struct {
 		name    string
 		do      func() error
-		code    Code
+		code    refdata.Code
 		current string
 	}{
 		{"first sync", func() error { _, err := s.Sync(ctx, "tiers", v["1.1.0"], SyncOptions{}); return err }, "", "1.1.0"},
-		{"downgrade refused", func() error { _, err := s.Sync(ctx, "tiers", v["1.0.0"], SyncOptions{}); return err }, CodeDowngrade, "1.1.0"},
+		{"downgrade refused", func() error { _, err := s.Sync(ctx, "tiers", v["1.0.0"], SyncOptions{}); return err }, refdata.CodeDowngrade, "1.1.0"},
 		{"upgrade", func() error { _, err := s.Sync(ctx, "tiers", v["2.0.0"], SyncOptions{}); return err }, "", "2.0.0"},
-		{"bad pin range", func() error { _, err := s.Sync(ctx, "tiers", v["1.0.0"], SyncOptions{Pin: "^^1"}); return err }, CodePinMismatch, "2.0.0"},
+		{"bad pin range", func() error { _, err := s.Sync(ctx, "tiers", v["1.0.0"], SyncOptions{Pin: "^^1"}); return err }, refdata.CodePinMismatch, "2.0.0"},
 		{"pinned downgrade", func() error { _, err := s.Sync(ctx, "tiers", v["1.0.0"], SyncOptions{Pin: "^1"}); return err }, "", "1.0.0"},
-		{"outside the pin", func() error { _, err := s.Sync(ctx, "tiers", v["2.0.0"], SyncOptions{}); return err }, CodePinMismatch, "1.0.0"},
+		{"outside the pin", func() error { _, err := s.Sync(ctx, "tiers", v["2.0.0"], SyncOptions{}); return err }, refdata.CodePinMismatch, "1.0.0"},
 		{"pin picks highest cached match", func() error { _, err := s.Pin(ctx, "tiers", "~1.1"); return err }, "", "1.1.0"},
 		{"pin with no cached match", func() error { _, err := s.Pin(ctx, "tiers", "^4"); return err }, "", ""},
 		{"pin back", func() error { _, err := s.Pin(ctx, "tiers", ">=1.0.0 <3"); return err }, "", "2.0.0"},
-		{"pre-release needs a pin that names it", func() error { _, err := s.Sync(ctx, "tiers", v["3.0.0-rc.1"], SyncOptions{}); return err }, CodePinMismatch, "2.0.0"},
+		{"pre-release needs a pin that names it", func() error { _, err := s.Sync(ctx, "tiers", v["3.0.0-rc.1"], SyncOptions{}); return err }, refdata.CodePinMismatch, "2.0.0"},
 		{"unpin", func() error { return s.Unpin(ctx, "tiers") }, "", "2.0.0"},
 		{"unpinned pre-release upgrade", func() error { _, err := s.Sync(ctx, "tiers", v["3.0.0-rc.1"], SyncOptions{}); return err }, "", "3.0.0-rc.1"},
-		{"bad range for pin", func() error { _, err := s.Pin(ctx, "tiers", "1.2.3 - 2"); return err }, CodePinMismatch, "3.0.0-rc.1"},
+		{"bad range for pin", func() error { _, err := s.Pin(ctx, "tiers", "1.2.3 - 2"); return err }, refdata.CodePinMismatch, "3.0.0-rc.1"},
 	}
 	for _, st := range steps {
 		err := st.do()
 		if st.code == "" && err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
-		if st.code != "" && CodeOf(err) != st.code {
+		if st.code != "" && refdata.CodeOf(err) != st.code {
 			t.Fatalf("%s: err %v, want %s", st.name, err, st.code)
 		}
 		if got := current(); got != st.current {
@@ -109,7 +111,7 @@ func TestReadTimeChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	now = testNow.Add(25 * time.Hour)
-	wantCode(t, read(), CodeStale)
+	wantCode(t, read(), refdata.CodeStale)
 	if l, _ := s.List(ctx); !l[0].Stale {
 		t.Fatal("list does not show stale")
 	}
@@ -118,8 +120,8 @@ func TestReadTimeChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	now = testNow.Add(72 * time.Hour)
-	wantCode(t, read(), CodeExpired)
-	wantCode(t, s.EachRow(ctx, "tiers", "tiers.csv", func(string, json.RawMessage) error { return nil }), CodeExpired)
+	wantCode(t, read(), refdata.CodeExpired)
+	wantCode(t, s.EachRow(ctx, "tiers", "tiers.csv", func(string, json.RawMessage) error { return nil }), refdata.CodeExpired)
 	if l, _ := s.List(ctx); !l[0].Expired {
 		t.Fatal("list does not show expired")
 	}
@@ -128,10 +130,10 @@ func TestReadTimeChecks(t *testing.T) {
 	// a store with no keys configured serves what was verified at sync.
 	now = testNow
 	revoked := o
-	revoked.TrustedKeys = []*PublicKey{testKey(2).Public()}
+	revoked.TrustedKeys = []*refdata.PublicKey{testKey(2).Public()}
 	s2 := openStore(t, revoked)
 	_, err := s2.Lookup(ctx, "tiers", "tiers.csv", "free")
-	wantCode(t, err, CodeUntrustedKey)
+	wantCode(t, err, refdata.CodeUntrustedKey)
 	readOnly := o
 	readOnly.TrustedKeys = nil
 	s3 := openStore(t, readOnly)
@@ -156,13 +158,13 @@ func TestLookupNotFound(t *testing.T) {
 	}
 	for _, tc := range cases {
 		_, err := s.Lookup(ctx, tc.bundle, tc.file, tc.key)
-		wantCode(t, err, CodeNotFound)
+		wantCode(t, err, refdata.CodeNotFound)
 		if !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s %s %s: %v, want %q", tc.bundle, tc.file, tc.key, err, tc.msg)
 		}
 	}
-	_, err := Lookup(ctx, "tiers", "tiers.csv", "pro")
-	wantCode(t, err, CodeNotConfigured)
+	_, err := refdata.Lookup(ctx, "tiers", "tiers.csv", "pro")
+	wantCode(t, err, refdata.CodeNotConfigured)
 	var rows []string
 	if err := s.EachRow(ctx, "tiers", "notes/snippets.json", func(k string, r json.RawMessage) error {
 		rows = append(rows, string(r))
@@ -257,7 +259,7 @@ func TestReopenAndSchemaVersion(t *testing.T) {
 	}
 	db.Close()
 	_, err = Open(ctx, o)
-	wantCode(t, err, CodeCache)
+	wantCode(t, err, refdata.CodeCache)
 	if !strings.Contains(err.Error(), "schema 99") {
 		t.Fatal(err)
 	}

@@ -1,10 +1,12 @@
-package refdata
+package cache
 
 import (
 	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/macrokit/macrokit-go/runtime/refdata"
 )
 
 // BenchmarkSync100k syncs a signed 100,000-row CSV bundle from a
@@ -36,14 +38,14 @@ func BenchmarkSync100k(b *testing.B) {
 	})
 	b.Run("verify", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := Load(ctx, src, o); err != nil {
+			if _, err := refdata.Load(ctx, src, o.Options); err != nil {
 				b.Fatal(err)
 			}
 		}
 		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 	})
 	b.Run("install", func(b *testing.B) {
-		bundle, err := Load(ctx, src, o)
+		bundle, err := refdata.Load(ctx, src, o.Options)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,0 +1,53 @@
+package redact
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// FuzzString: no secret survives in the output, whatever the overlaps.
+// Secrets that share a character with the marker are skipped by the check
+// (the marker itself could then spell them).
+func FuzzString(f *testing.F) {
+	f.Add("token abcdef end", "abc", "abcdef")
+	f.Add("xabcdex", "abc", "cde")
+	f.Add("aaaaab", "aaa", "ab")
+	f.Fuzz(func(t *testing.T, s, a, b string) {
+		out := String(s, []string{a, b})
+		for _, sec := range []string{a, b} {
+			if sec == "" || strings.ContainsAny(sec, Marker) {
+				continue
+			}
+			if strings.Contains(out, sec) {
+				t.Fatalf("String(%q, %q, %q) = %q still holds %q", s, a, b, out, sec)
+			}
+		}
+		if a == "" && b == "" && out != s {
+			t.Fatalf("no secrets changed %q to %q", s, out)
+		}
+	})
+}
+
+// FuzzJSON: a string encoded as JSON and redacted still decodes, without
+// the secret. Documents with escape sequences are skipped by the check (a
+// secret of hex digits can match inside a \u escape), as are secrets
+// sharing a character with the marker or with JSON's punctuation.
+func FuzzJSON(f *testing.F) {
+	f.Add(`say "hi" twice "hi"`, `"hi"`)
+	f.Add(`C:\key\s3cret`, `\s3cret`)
+	f.Fuzz(func(t *testing.T, s, sec string) {
+		doc, _ := json.Marshal(map[string]string{"v": s})
+		out := JSON(doc, []string{sec})
+		if sec == "" || strings.ContainsAny(sec, Marker+`{}:,"v`) || strings.Contains(string(doc), `\`) {
+			return
+		}
+		var back map[string]string
+		if err := json.Unmarshal(out, &back); err != nil {
+			t.Fatalf("JSON(%s, %q) = %s: %v", doc, sec, out, err)
+		}
+		if strings.Contains(back["v"], sec) {
+			t.Fatalf("JSON(%s, %q) = %s still holds %q", doc, sec, out, sec)
+		}
+	})
+}

@@ -1,0 +1,17 @@
+// Package sessionlog is the session-log format: one JSONL file per session
+// under a directory ([DefaultDir]), one [Record] a line, in the order things
+// happened (the user's request, each tool call and its result with the
+// checks' evidence, the router's events, the reply).
+//
+// A [Writer] ([Open], named by [NewID]) appends records, fsync'd one by
+// one and with the secrets registered by [Writer.AddSecret] redacted
+// ([github.com/macrokit/macrokit-go/runtime/redact]). [Read] decodes a log,
+// counting torn and foreign lines in [Stats] instead of failing.
+// [List] summarizes the logs of a directory ([Summary]), [Find] resolves an
+// id, an id prefix or "last" to a file and [ReadFile] reads one whole
+// ([Session]).
+//
+// The package is a leaf: `sessions`, `gate`, fixtures and the runtime all
+// read and write logs through it without linking a browser or a model
+// client.
+package sessionlog

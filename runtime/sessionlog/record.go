@@ -1,0 +1,65 @@
+package sessionlog
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// RecordType names a session-log record.
+type RecordType string
+
+// Session-log record types.
+const (
+	RecUser       RecordType = "user"
+	RecToolCall   RecordType = "tool_call"
+	RecToolResult RecordType = "tool_result"
+	RecAssistant  RecordType = "assistant"
+	RecSystem     RecordType = "system"
+)
+
+// Version is the record format version, each record's "v".
+const Version = 1
+
+// Record is one line of a session log. Which fields are set depends on Type.
+type Record struct {
+	V       int        `json:"v"`
+	TS      time.Time  `json:"ts"`
+	Session string     `json:"session"`
+	Turn    int        `json:"turn"`
+	Type    RecordType `json:"type"`
+
+	// user, assistant, system
+	Text string `json:"text,omitempty"`
+
+	// tool_call and tool_result
+	CallID string          `json:"call_id,omitempty"`
+	Tool   string          `json:"tool,omitempty"`
+	Raw    bool            `json:"raw,omitempty"` // a raw (non-macro) tool, e.g. page_click
+	Args   json.RawMessage `json:"args,omitempty"`
+
+	// tool_result
+	OK           bool                 `json:"ok,omitempty"`
+	Result       json.RawMessage      `json:"result,omitempty"`
+	Error        *ErrorInfo           `json:"error,omitempty"`
+	Verification *VerificationSummary `json:"verification,omitempty"`
+	DurationMS   int64                `json:"duration_ms,omitempty"`
+
+	// system: a machine-readable event name (bail_out, escalated, approval, ...)
+	Event string         `json:"event,omitempty"`
+	Data  map[string]any `json:"data,omitempty"`
+}
+
+// ErrorInfo is a structured error with a stable code.
+type ErrorInfo struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Details any    `json:"details,omitempty"`
+}
+
+// VerificationSummary counts a macro run's checks and keeps their evidence.
+type VerificationSummary struct {
+	Passed       int `json:"passed"`
+	Failed       int `json:"failed"`
+	Unverifiable int `json:"unverifiable"`
+	Checks       any `json:"checks,omitempty"`
+}
