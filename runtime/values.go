@@ -113,6 +113,8 @@ func describeValue(v any) string {
 	return Clip(string(b), 120)
 }
 
+// Clip cuts s to at most n bytes, on a rune boundary, marking the cut with
+// an ellipsis; evidence and messages use it to stay short.
 func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
