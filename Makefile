@@ -7,9 +7,9 @@ BIN     ?= bin
 
 all: build
 
-## build: compile the macrokit binary into bin/
+## build: compile the macrokit binary into bin/: static (CGO_ENABLED=0), so it runs on any Linux without a libc match
 build:
-	$(GO) build -o $(BIN)/macrokit ./cmd/macrokit
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/macrokit ./cmd/macrokit
 
 ## chromium: make sure a local Chromium exists (installs Debian's package as root when missing; never downloads a browser build)
 chromium:

@@ -59,13 +59,13 @@ type CaptureWorkflowLogResultJobsItem struct {
 
 // CaptureWorkflowLogFetched is the type of variable fetched of capture_workflow_log.
 type CaptureWorkflowLogFetched struct {
-	// Text: the log text; when cut, its beginning and its end with a marker line between.
+	// Text: Text is the log, cut to max_chars characters when longer: its beginning (a fifth), a marker line, and its end (the rest).
 	Text string `json:"text"`
-	// TotalChars: characters of the whole log.
+	// TotalChars: TotalChars counts the characters of the whole log.
 	TotalChars int64 `json:"total_chars"`
-	// Truncated: whether text was cut to max_chars.
+	// Truncated: Truncated reports whether Text was cut.
 	Truncated bool `json:"truncated"`
-	// Files: the archive's files used, in order (empty for a plain-text log).
+	// Files: Files lists the archive members used, in order (empty for text).
 	Files []string `json:"files"`
 }
 

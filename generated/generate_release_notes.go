@@ -37,13 +37,13 @@ type GenerateReleaseNotesResult struct {
 
 // GenerateReleaseNotesCc is the type of variable cc of generate_release_notes.
 type GenerateReleaseNotesCc struct {
-	// Type: the conventional-commit type, lower case (feat, fix, ...); empty when the subject is not conventional.
+	// Type: Type is the lower-case type (feat, fix, docs, ...); empty when the subject line has no "type(scope): " prefix.
 	Type string `json:"type"`
-	// Scope: the scope in parentheses, or empty.
+	// Scope: Scope is the text in parentheses after the type, or empty.
 	Scope string `json:"scope"`
-	// Breaking: a ! after the type or a BREAKING CHANGE footer.
+	// Breaking: Breaking is set by a "!" before the colon or a BREAKING CHANGE (or BREAKING-CHANGE) footer.
 	Breaking bool `json:"breaking"`
-	// Subject: the first line without the type and scope prefix.
+	// Subject: Subject is the first line without the prefix (the whole first line when there is no prefix).
 	Subject string `json:"subject"`
 }
 

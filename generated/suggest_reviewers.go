@@ -51,21 +51,21 @@ type SuggestReviewersResultReviewersItem struct {
 
 // SuggestReviewersRanking is the type of variable ranking of suggest_reviewers.
 type SuggestReviewersRanking struct {
-	// Reviewers: best first.
+	// Reviewers: Reviewers are the candidates, best first.
 	Reviewers []SuggestReviewersRankingReviewersItem `json:"reviewers"`
-	// Text: the reviewers as one line of text.
+	// Text: Text is the reviewers as one line of text.
 	Text string `json:"text"`
 }
 
 // SuggestReviewersRankingReviewersItem is the type of an element of the reviewers field of SuggestReviewersRanking.
 type SuggestReviewersRankingReviewersItem struct {
-	// Login: a user login, or org/team for a team.
+	// Login: Login is a user login, or org/team for a team named in CODEOWNERS.
 	Login string `json:"login"`
-	// OwnedFiles: changed files it owns by CODEOWNERS.
+	// OwnedFiles: OwnedFiles counts the changed files it owns by CODEOWNERS.
 	OwnedFiles int64 `json:"owned_files"`
-	// TouchedFiles: commit groups it authored in.
+	// TouchedFiles: TouchedFiles counts the commit groups (changed files, or the repository's recent history) it authored commits in.
 	TouchedFiles int64 `json:"touched_files"`
-	// Reason: why it is suggested, in words.
+	// Reason: Reason says why, in words.
 	Reason string `json:"reason"`
 }
 

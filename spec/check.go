@@ -11,6 +11,8 @@ type env struct {
 	lookup func(name string) *Spec
 	names  []string
 	prims  map[string]Signature
+	// noPrims is Options.NoPrimitives.
+	noPrims string
 	// bundles reads the project's reference-data manifests (nil: none).
 	bundles *bundles
 }
@@ -741,6 +743,9 @@ func (c *checker) primitive(pr *Primitive, sc *scope, path string) []pending {
 			hint := didYouMean(pr.Name, names)
 			if len(names) == 0 {
 				hint = " (no primitives are registered)"
+				if c.env.noPrims != "" {
+					hint = " (" + c.env.noPrims + ")"
+				}
 			}
 			c.errf(pr.NamePos, join(path, "name"), "unknown primitive %q%s", pr.Name, hint)
 		} else {

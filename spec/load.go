@@ -26,6 +26,10 @@ type Options struct {
 	// Primitives are the primitives specs may call, by name. Steps naming
 	// any other primitive are errors.
 	Primitives map[string]Signature
+	// NoPrimitives is what the diagnostic for an unknown primitive adds, in
+	// parentheses, when Primitives is empty (default: "no primitives are
+	// registered"); a command names where primitives come from.
+	NoPrimitives string
 	// Refdata is the project's reference-data directory: each bundle a
 	// lookup step names is looked for as <Refdata>/<bundle>/manifest.json,
 	// and when it is there the step's file must be in it and its variable
@@ -130,7 +134,7 @@ func LoadFiles(files []File, opts Options) (*Set, Diagnostics) {
 		}
 		set.byName[s.Name] = s
 	}
-	e := &env{lookup: set.Lookup, prims: opts.Primitives, bundles: newBundles(opts.Refdata)}
+	e := &env{lookup: set.Lookup, prims: opts.Primitives, noPrims: opts.NoPrimitives, bundles: newBundles(opts.Refdata)}
 	for n := range set.byName {
 		e.names = append(e.names, n)
 	}

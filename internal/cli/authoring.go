@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/macrokit/macrokit-go/internal/ghprim"
 	"github.com/macrokit/macrokit-go/internal/goprim"
 	"github.com/macrokit/macrokit-go/spec"
 	"github.com/urfave/cli/v2"
@@ -20,7 +19,7 @@ func sprintf(format string, args ...any) string { return fmt.Sprintf(format, arg
 // primitivesFlag is --primitives: the deployment's Go package of
 // //macrokit:primitive functions (see internal/goprim).
 func primitivesFlag() cli.Flag {
-	return &cli.StringFlag{Name: "primitives", Usage: "directory of the Go package whose //macrokit:primitive functions specs may call (default: macrokit's own GitHub primitives)"}
+	return &cli.StringFlag{Name: "primitives", Usage: "directory of the Go package whose //macrokit:primitive functions specs may call (default: none)"}
 }
 
 // SpecOptions are how generate, check and lint find the specs and the
@@ -76,8 +75,8 @@ func loadPrimitives(stderr io.Writer, dir string) (*goprim.Package, error) {
 
 // loadSpecs loads and checks a macros directory, printing every diagnostic
 // to stderr. It fails (exit 1) when any spec is invalid. Specs may call the
-// primitives of --primitives when the command has that flag and it is set,
-// else those of package ghprim (the GitHub macros of macros.d/github do).
+// primitives of --primitives and no others: without the flag a project has
+// none, and a call to one says where they come from.
 func loadSpecs(env *Env, o SpecOptions) (*spec.Set, error) {
 	set, diags, err := readSpecs(env, o)
 	if err != nil {
@@ -99,15 +98,16 @@ func readSpecs(env *Env, o SpecOptions) (*spec.Set, spec.Diagnostics, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, nil, Usagef("%s: not a directory of macro specs", dir)
 	}
-	sigs := ghprim.Signatures()
+	opts := spec.Options{NoPrimitives: "no --primitives given; primitives are read from Go source marked " + goprim.Directive}
 	pkg, err := loadPrimitives(env.Stderr, o.Primitives)
 	if err != nil {
 		return nil, nil, err
 	}
 	if pkg != nil {
-		sigs = pkg.Signatures()
+		opts.Primitives = pkg.Signatures()
+		opts.NoPrimitives = "the package in " + o.Primitives + " marks none " + goprim.Directive
 	}
-	set, diags := spec.LoadDir(dir, spec.Options{Primitives: sigs})
+	set, diags := spec.LoadDir(dir, opts)
 	return set, diags, nil
 }
 

@@ -6,7 +6,6 @@ import (
 
 	"github.com/macrokit/macrokit-go/generated"
 	"github.com/macrokit/macrokit-go/internal/demosite"
-	"github.com/macrokit/macrokit-go/internal/ghprim"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/urfave/cli/v2"
 )
@@ -41,7 +40,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Name:        "macrokit",
 		Version:     Version,
 		Registry:    reg,
-		Primitives:  ghprim.Primitives(ghprim.Options{}),
+		Primitives:  generated.Primitives(),
 		EnvDefaults: map[string]string{"DEMO_URL": "http://" + DemoAddr, "GITHUB_API_URL": GitHubAPIURL},
 		Getenv:      getenv,
 		Playbooks:   embeddedPlaybooks(),

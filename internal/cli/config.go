@@ -76,6 +76,9 @@ type ServeSettings struct {
 type RefdataSettings struct {
 	Trust []string `yaml:"trust"` // public key files
 	Cache string   `yaml:"cache"` // the SQLite cache ("" : the user cache dir)
+	// Bundles is the directory of the project's own bundles
+	// (<Bundles>/<name>/manifest.json), which `test` syncs before it runs.
+	Bundles string `yaml:"bundles"`
 }
 
 // ModelSettings are the model endpoint and the escalation model.
@@ -105,7 +108,7 @@ var configKeys = map[string][]string{
 	"model":    {"base_url", "name", "api_key_env", "fallback"},
 	"browser":  {"bin", "cdp_url"},
 	"approval": {"policy"},
-	"refdata":  {"trust", "cache"},
+	"refdata":  {"trust", "cache", "bundles"},
 	"serve":    {"token_env", "tls_cert", "tls_key"},
 }
 
@@ -307,7 +310,7 @@ func findKey(n *yaml.Node, path ...string) *yaml.Node {
 // LoadConfig reads the config file: path when given, else ./macrokit.yaml
 // when it exists. It returns nil (and no error) when there is none.
 // Relative paths inside it (session_dir, refdata.trust, refdata.cache,
-// serve.tls_cert, serve.tls_key) are resolved against the file's
+// refdata.bundles, serve.tls_cert, serve.tls_key) are resolved against the file's
 // directory.
 func LoadConfig(path string) (*FileConfig, string, error) {
 	explicit := path != ""
@@ -339,6 +342,7 @@ func LoadConfig(path string) (*FileConfig, string, error) {
 		fc.Refdata.Trust[i] = rel(k)
 	}
 	fc.Refdata.Cache = rel(fc.Refdata.Cache)
+	fc.Refdata.Bundles = rel(fc.Refdata.Bundles)
 	fc.Serve.TLSCert, fc.Serve.TLSKey = rel(fc.Serve.TLSCert), rel(fc.Serve.TLSKey)
 	return fc, path, nil
 }
@@ -364,6 +368,9 @@ type Settings struct {
 	// key files and cache path (empty: unset; RefdataOptions reads them).
 	RefdataTrust []string `json:"refdata_trust,omitempty"`
 	RefdataCache string   `json:"refdata_cache,omitempty"`
+	// RefdataBundles is the directory of the project's own bundles that
+	// `test` syncs (empty: none).
+	RefdataBundles string `json:"refdata_bundles,omitempty"`
 	// ServeTokenEnv, TLSCert and TLSKey are serve's defaults from the file
 	// (empty: the flags' own defaults).
 	ServeTokenEnv string `json:"serve_token_env,omitempty"`
@@ -380,20 +387,21 @@ func ResolveSettings(fc *FileConfig, file string, getenv func(string) string) (*
 		fc = &FileConfig{}
 	}
 	s := &Settings{
-		File:          file,
-		Model:         firstOf(getenv(EnvModel), fc.Model.Name),
-		BaseURL:       firstOf(getenv(EnvBaseURL), fc.Model.BaseURL),
-		APIKeyEnv:     firstOf(getenv(EnvAPIKeyEnv), fc.Model.APIKeyEnv, "OPENAI_API_KEY"),
-		Fallback:      firstOf(getenv(EnvFallbackModel), fc.Model.Fallback),
-		BrowserBin:    firstOf(getenv(engine.EnvBrowser), fc.Browser.Bin),
-		CDPURL:        firstOf(getenv(EnvCDPURL), fc.Browser.CDPURL),
-		SessionDir:    sessionlog.DefaultDir,
-		Approval:      ApprovalPolicy(firstOf(getenv(EnvApproval), string(fc.Approval.Policy), string(ApprovalAsk))),
-		RefdataTrust:  fc.Refdata.Trust,
-		RefdataCache:  firstOf(getenv(EnvRefdataCache), fc.Refdata.Cache),
-		ServeTokenEnv: fc.Serve.TokenEnv,
-		TLSCert:       fc.Serve.TLSCert,
-		TLSKey:        fc.Serve.TLSKey,
+		File:           file,
+		Model:          firstOf(getenv(EnvModel), fc.Model.Name),
+		BaseURL:        firstOf(getenv(EnvBaseURL), fc.Model.BaseURL),
+		APIKeyEnv:      firstOf(getenv(EnvAPIKeyEnv), fc.Model.APIKeyEnv, "OPENAI_API_KEY"),
+		Fallback:       firstOf(getenv(EnvFallbackModel), fc.Model.Fallback),
+		BrowserBin:     firstOf(getenv(engine.EnvBrowser), fc.Browser.Bin),
+		CDPURL:         firstOf(getenv(EnvCDPURL), fc.Browser.CDPURL),
+		SessionDir:     sessionlog.DefaultDir,
+		Approval:       ApprovalPolicy(firstOf(getenv(EnvApproval), string(fc.Approval.Policy), string(ApprovalAsk))),
+		RefdataTrust:   fc.Refdata.Trust,
+		RefdataCache:   firstOf(getenv(EnvRefdataCache), fc.Refdata.Cache),
+		RefdataBundles: firstOf(getenv(EnvRefdataBundles), fc.Refdata.Bundles),
+		ServeTokenEnv:  fc.Serve.TokenEnv,
+		TLSCert:        fc.Serve.TLSCert,
+		TLSKey:         fc.Serve.TLSKey,
 	}
 	if v := getenv(EnvRefdataTrust); v != "" {
 		s.RefdataTrust = nil
@@ -442,7 +450,7 @@ func (s *Settings) fileEnv() map[string]string {
 	m := map[string]string{}
 	trust := strings.Join(s.RefdataTrust, string(os.PathListSeparator))
 	for k, v := range map[string]string{EnvModel: s.Model, EnvBaseURL: s.BaseURL, EnvFallbackModel: s.Fallback,
-		EnvRefdataTrust: trust, EnvRefdataCache: s.RefdataCache} {
+		EnvRefdataTrust: trust, EnvRefdataCache: s.RefdataCache, EnvRefdataBundles: s.RefdataBundles} {
 		if v != "" {
 			m[k] = v
 		}

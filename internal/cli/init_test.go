@@ -72,7 +72,7 @@ func TestInitScaffold(t *testing.T) {
 		t.Fatalf("init: exit %d: %s", code, stderr)
 	}
 	for _, f := range []string{"go.mod", "go.sum", "README.md", "Makefile", ".gitignore", "macrokit.yaml", SchemaFile,
-		"macros.d/greet.yaml", "primitives/primitives.go", "primitives/primitives_test.go", "generated/doc.go", "cmd/acme/main.go", "fixtures/README.md"} {
+		"macros.d/greet.yaml", "primitives/primitives.go", "primitives/primitives_test.go", "primitives/doc.go", "generated/doc.go", "cmd/acme/main.go", "fixtures/README.md"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("missing %s", f)
 		}
@@ -89,10 +89,11 @@ func TestInitScaffold(t *testing.T) {
 			"require github.com/macrokit/macrokit-go v", "\tgopkg.in/yaml.v3 v3.0.1 // indirect\n", "replace github.com/macrokit/macrokit-go => " + filepath.ToSlash(root) + "\n"},
 		".gitignore":          {".macrokit/\n", "/acme\n"},
 		"macros.d/greet.yaml": {"# yaml-language-server: $schema=../macrokit.schema.json\n", "primitive: {name: format_greeting", `"{{ name }}"`},
-		"generated/doc.go":    {"//go:generate go tool macrokit generate --macros ../macros.d --primitives ../primitives --out .\n"},
+		"primitives/doc.go":   {"//go:generate go tool macrokit generate --macros ../macros.d --primitives . --out ../generated\n"},
+		"generated/doc.go":    {"package generated\n"},
 		"cmd/acme/main.go":    {`"example.com/acme/generated"`, "Main(ctx, cfg, os.Args", "Primitives: generated.Primitives()"},
 		"README.md":           {"./acme run greet --arg name=Ada"},
-		"Makefile":            {"\t$(GO) build -o acme ./cmd/acme\n"},
+		"Makefile":            {"\tCGO_ENABLED=0 $(GO) build -o acme ./cmd/acme\n"},
 	}
 	for f, wants := range contains {
 		got := read(f)
@@ -102,10 +103,13 @@ func TestInitScaffold(t *testing.T) {
 			}
 		}
 	}
+	if strings.Contains(read("generated/doc.go"), "//go:generate") {
+		t.Error("generated/doc.go carries the go:generate directive: removing a spec would break go generate")
+	}
 	if sum, _ := os.ReadFile(filepath.Join(root, "go.sum")); read("go.sum") != string(sum) {
 		t.Error("go.sum is not the checkout's")
 	}
-	for _, f := range []string{"primitives/primitives.go", "primitives/primitives_test.go", "generated/doc.go", "cmd/acme/main.go"} {
+	for _, f := range []string{"primitives/primitives.go", "primitives/primitives_test.go", "primitives/doc.go", "generated/doc.go", "cmd/acme/main.go"} {
 		src := read(f)
 		if fmted, err := format.Source([]byte(src)); err != nil || string(fmted) != src {
 			t.Errorf("%s is not gofmt'd (%v)", f, err)
@@ -170,9 +174,10 @@ func TestDeployGoVersion(t *testing.T) {
 }
 
 // TestInitBuildsAndRuns is the issue's acceptance check: right after init
-// (with --dev at this checkout), go generate and go build work offline
-// from the module cache, and the binary runs the example, lists the
-// macros and lists the run's session.
+// (with --dev at this checkout), go generate and make build work offline
+// from the module cache, the binary is static, and it runs the example,
+// lists the macros and lists the run's session. Renaming and then removing
+// the spec leaves go generate working.
 func TestInitBuildsAndRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a deployment with the go command")
@@ -194,9 +199,14 @@ func TestInitBuildsAndRuns(t *testing.T) {
 		}
 		return out
 	}
+	makeBin, err := exec.LookPath("make")
+	if err != nil {
+		t.Fatal("no make command: the scaffold is built with its Makefile")
+	}
 	sh(goBin, "generate", "./...")
-	sh(goBin, "build", "./cmd/acme")
+	sh(makeBin, "build")
 	bin := filepath.Join(dir, "acme")
+	assertStatic(t, bin)
 
 	if out := sh(bin, "run", "greet", "--arg", "name=Ada"); !strings.Contains(out, "greet: passed") || !strings.Contains(out, `result: {"greeting":"Hello, Ada.","length":11}`) {
 		t.Errorf("run greet:\n%s", out)
@@ -222,6 +232,17 @@ func TestInitBuildsAndRuns(t *testing.T) {
 	}
 	sh(goBin, "vet", "./...")
 	sh(goBin, "test", "./...")
+
+	gen := filepath.Join(dir, "generated")
+	renameSpec(t, filepath.Join(dir, "macros.d"), "greet", "hello")
+	sh(goBin, "generate", "./...")
+	wantFiles(t, gen, []string{"hello.go", "doc.go", goprim.RegistrationFile}, []string{"greet.go"})
+	if err := os.Remove(filepath.Join(dir, "macros.d", "hello.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	sh(goBin, "generate", "./...")
+	wantFiles(t, gen, []string{"doc.go", goprim.RegistrationFile}, []string{"hello.go", "greet.go"})
+	sh(goBin, "build", "./...")
 }
 
 // offlineCmd returns a runner of commands in dir with the caller's Go

@@ -25,6 +25,9 @@ const (
 	EnvRefdataTrust = "MACROKIT_REFDATA_TRUST"
 	// EnvRefdataCache is the cache database path.
 	EnvRefdataCache = "MACROKIT_REFDATA_CACHE"
+	// EnvRefdataBundles is the directory of the project's own bundles,
+	// synced by `test` before it runs (syncTestBundles).
+	EnvRefdataBundles = "MACROKIT_REFDATA_BUNDLES"
 )
 
 // RefdataOptions builds the store options from trust files and a cache

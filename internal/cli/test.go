@@ -18,6 +18,7 @@ import (
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/fixture"
+	"github.com/macrokit/macrokit-go/runtime/refdata"
 	"github.com/urfave/cli/v2"
 )
 
@@ -57,6 +58,9 @@ type TestOptions struct {
 	Pages runtime.PageSource
 	// Timeout bounds one test's macro call (0: 2 minutes).
 	Timeout time.Duration
+	// Refdata serves the tests' lookup steps (nil: the Lookuper on ctx);
+	// TestCommand passes the project's bundles (syncTestBundles).
+	Refdata refdata.Lookuper
 	// Progress, when set, is called after each test.
 	Progress func(TestResult)
 }
@@ -272,7 +276,7 @@ func runTest(ctx context.Context, cfg *Config, opts TestOptions, m *runtime.Macr
 		timeout = 2 * time.Minute
 	}
 	d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: opts.Pages, Getenv: getenv, HTTPClient: client,
-		Primitives: cfg.Primitives, Approver: approver, Timeout: timeout}
+		Primitives: cfg.Primitives, Approver: approver, Timeout: timeout, Refdata: opts.Refdata}
 	out := d.Dispatch(ctx, runtime.Call{ID: fmt.Sprintf("test-%s-%d", m.Name, i+1), Name: m.Name, Args: t.Args, Turn: 1})
 	v := t.Check(out)
 	r.Wants, r.Problem, r.Error = v.Wants, v.Problem, out.Error
@@ -409,6 +413,14 @@ type TestCommandOptions struct {
 // runTestCommand runs the tests and prints their results.
 func runTestCommand(ctx context.Context, env *Env, opts TestCommandOptions) error {
 	format := opts.Format
+	store, err := syncTestBundles(ctx, env.Config, env.Stderr)
+	if err != nil {
+		return Failf("test: %v", err)
+	}
+	if store != nil {
+		defer store.Close()
+		opts.Refdata = store
+	}
 	lb := NewLazyBrowser(opts.Browser)
 	defer lb.Close()
 	opts.Pages = lb.Pages

@@ -8,15 +8,23 @@ import (
 	"strings"
 )
 
-type codeownersArgs struct {
-	Content  string   `json:"content"`
-	Encoding string   `json:"encoding"`
-	Files    []string `json:"files"`
+// CodeownersArgs are codeowners_owners's arguments.
+type CodeownersArgs struct {
+	// Content is the CODEOWNERS file (empty: no file).
+	Content string `json:"content"`
+	// Encoding is "base64" (as the contents API returns it) or empty for
+	// plain text.
+	Encoding string `json:"encoding,omitempty"`
+	// Files are repository paths.
+	Files []string `json:"files"`
 }
 
-// codeownersOwners returns, for each file, the owners of the last rule of
-// the CODEOWNERS file that matches it (empty when none does).
-func codeownersOwners(_ context.Context, a codeownersArgs) ([][]string, error) {
+// CodeownersOwners returns, for each file, the owners of the last
+// CODEOWNERS rule matching it (users and org/team, without @; e-mail owners
+// dropped; empty when no rule matches).
+//
+//macrokit:primitive
+func CodeownersOwners(_ context.Context, a CodeownersArgs) ([][]string, error) {
 	text := a.Content
 	switch strings.ToLower(a.Encoding) {
 	case "", "utf-8", "utf8", "text":

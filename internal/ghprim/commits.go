@@ -1,6 +1,7 @@
 package ghprim
 
 import (
+	"context"
 	"regexp"
 	"strings"
 )
@@ -20,8 +21,18 @@ type Commit struct {
 	Subject string `json:"subject"`
 }
 
-type conventionalArgs struct {
+// ConventionalCommitArgs are conventional_commit's arguments.
+type ConventionalCommitArgs struct {
+	// Message is a full commit message.
 	Message string `json:"message"`
+}
+
+// ConventionalCommit parses a commit message as a conventional commit
+// (https://www.conventionalcommits.org).
+//
+//macrokit:primitive
+func ConventionalCommit(_ context.Context, a ConventionalCommitArgs) (Commit, error) {
+	return ParseConventional(a.Message), nil
 }
 
 var (

@@ -14,33 +14,74 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/macrokit/macrokit-go/internal/goprim"
+	"github.com/macrokit/macrokit-go/runtime"
 )
 
-func TestSignaturesMatchPrimitives(t *testing.T) {
-	var sigs, prims []string
-	for n, s := range Signatures() {
-		sigs = append(sigs, n)
-		for _, p := range s.Params {
-			if p.GoName == "" || p.Type == nil {
-				t.Errorf("%s.%s: incomplete property", n, p.Name)
+// TestScanSignatures reads this package the way `macrokit generate
+// --primitives` does: the five primitives, with the parameters the specs
+// of macros.d/github rely on, required or optional as documented.
+func TestScanSignatures(t *testing.T) {
+	pkg, err := goprim.Scan(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct{ required, optional string }{
+		"days_ago":            {required: "days"},
+		"conventional_commit": {required: "message"},
+		"codeowners_owners":   {required: "content,files", optional: "encoding"},
+		"rank_reviewers":      {required: "owners,authors,max", optional: "exclude"},
+		"fetch_log_text":      {required: "url,max_chars", optional: "token"},
+	}
+	sigs := pkg.Signatures()
+	if len(sigs) != len(want) {
+		t.Errorf("%d primitives, want %d", len(sigs), len(want))
+	}
+	for name, w := range want {
+		sig, ok := sigs[name]
+		if !ok {
+			t.Errorf("%s: not found", name)
+			continue
+		}
+		var req, opt []string
+		for _, p := range sig.Params {
+			if p.Description == "" {
+				t.Errorf("%s.%s: no description", name, p.Name)
+			}
+			if p.Required {
+				req = append(req, p.Name)
+			} else {
+				opt = append(opt, p.Name)
 			}
 		}
-	}
-	for n := range Primitives(Options{}) {
-		prims = append(prims, n)
-	}
-	sort.Strings(sigs)
-	sort.Strings(prims)
-	if !reflect.DeepEqual(sigs, prims) {
-		t.Fatalf("signatures %v, primitives %v", sigs, prims)
+		if got := strings.Join(req, ","); got != w.required {
+			t.Errorf("%s: required %s, want %s", name, got, w.required)
+		}
+		if got := strings.Join(opt, ","); got != w.optional {
+			t.Errorf("%s: optional %s, want %s", name, got, w.optional)
+		}
+		if sig.Result == nil || sig.Doc == "" {
+			t.Errorf("%s: result %v, doc %q", name, sig.Result, sig.Doc)
+		}
 	}
 }
 
-// call runs a registered primitive with JSON arguments and returns its
+// primitives is what generated.Primitives registers (this package cannot
+// import generated, which imports it).
+var primitives = runtime.Primitives{
+	"days_ago":            runtime.TypedPrimitive(DaysAgo),
+	"conventional_commit": runtime.TypedPrimitive(ConventionalCommit),
+	"codeowners_owners":   runtime.TypedPrimitive(CodeownersOwners),
+	"rank_reviewers":      runtime.TypedPrimitive(RankReviewers),
+	"fetch_log_text":      runtime.TypedPrimitive(FetchLogText),
+}
+
+// call runs a primitive with JSON arguments under o and returns its
 // result re-encoded as JSON, as the runtime sees it.
 func call(t *testing.T, o Options, name, args string) (string, error) {
 	t.Helper()
-	out, err := Primitives(o)[name](context.Background(), json.RawMessage(args))
+	out, err := primitives[name](WithOptions(context.Background(), o), json.RawMessage(args))
 	if err != nil {
 		return "", err
 	}
@@ -130,7 +171,7 @@ func TestCodeownersOwners(t *testing.T) {
 		{"base64", wrap(base64.StdEncoding.EncodeToString([]byte(sampleCodeowners)))},
 	} {
 		t.Run("encoding="+enc.name, func(t *testing.T) {
-			got, err := codeownersOwners(context.Background(), codeownersArgs{Content: enc.content, Encoding: enc.name, Files: files})
+			got, err := CodeownersOwners(context.Background(), CodeownersArgs{Content: enc.content, Encoding: enc.name, Files: files})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,17 +184,17 @@ func TestCodeownersOwners(t *testing.T) {
 	}
 	errs := []struct {
 		name string
-		args codeownersArgs
+		args CodeownersArgs
 		err  string
 	}{
-		{"bad base64", codeownersArgs{Content: "!!!", Encoding: "base64"}, "not valid base64"},
-		{"unknown encoding", codeownersArgs{Content: "x", Encoding: "rot13"}, "unknown CODEOWNERS encoding"},
-		{"negation", codeownersArgs{Content: "!docs/ @x"}, "line 1"},
-		{"no file", codeownersArgs{Files: []string{"a.go"}}, ""},
+		{"bad base64", CodeownersArgs{Content: "!!!", Encoding: "base64"}, "not valid base64"},
+		{"unknown encoding", CodeownersArgs{Content: "x", Encoding: "rot13"}, "unknown CODEOWNERS encoding"},
+		{"negation", CodeownersArgs{Content: "!docs/ @x"}, "line 1"},
+		{"no file", CodeownersArgs{Files: []string{"a.go"}}, ""},
 	}
 	for _, tc := range errs {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := codeownersOwners(context.Background(), tc.args)
+			got, err := CodeownersOwners(context.Background(), tc.args)
 			if tc.err == "" {
 				if err != nil || !reflect.DeepEqual(got, [][]string{{}}) {
 					t.Fatalf("got %v, %v", got, err)
@@ -181,27 +222,27 @@ func TestRankReviewers(t *testing.T) {
 	bot := map[string]any{"login": "ci-helper", "type": "Bot"}
 	cases := []struct {
 		name string
-		args rankArgs
+		args RankReviewersArgs
 		want []string
 		text string
 		err  string
 	}{
 		{name: "owners before committers",
-			args: rankArgs{Owners: [][]string{{"frank", "alice"}, {"frank", "alice"}}, Authors: [][]any{{u("grace"), u("frank"), u("alice")}, {u("grace")}}, Exclude: []string{"alice"}, Max: 3},
+			args: RankReviewersArgs{Owners: [][]string{{"frank", "alice"}, {"frank", "alice"}}, Authors: [][]any{{u("grace"), u("frank"), u("alice")}, {u("grace")}}, Exclude: []string{"alice"}, Max: 3},
 			want: []string{"frank", "grace"},
 			text: "@frank (code owner of 2 changed files; recent commits on 1 of the changed paths), @grace (recent commits on 2 of the changed paths)"},
 		{name: "bots, nulls, duplicates in a group and excluded logins",
-			args: rankArgs{Authors: [][]any{{nil, bot, u("dependabot[bot]"), u("Zed"), u("zed"), u("ann")}}, Exclude: []string{"@ANN"}, Max: 5},
+			args: RankReviewersArgs{Authors: [][]any{{nil, bot, u("dependabot[bot]"), u("Zed"), u("zed"), u("ann")}}, Exclude: []string{"@ANN"}, Max: 5},
 			want: []string{"Zed"}, text: "@Zed (recent commits on 1 of the changed paths)"},
 		{name: "ties keep first appearance, max cuts",
-			args: rankArgs{Authors: [][]any{{u("b"), u("a")}, {u("c")}}, Max: 2},
+			args: RankReviewersArgs{Authors: [][]any{{u("b"), u("a")}, {u("c")}}, Max: 2},
 			want: []string{"b", "a"}},
 		{name: "teams and plain strings",
-			args: rankArgs{Owners: [][]string{{"@acme/core"}}, Authors: [][]any{{"kim"}}, Max: 3},
+			args: RankReviewersArgs{Owners: [][]string{{"@acme/core"}}, Authors: [][]any{{"kim"}}, Max: 3},
 			want: []string{"acme/core", "kim"}},
-		{name: "nobody", args: rankArgs{Max: 3}, want: []string{},
+		{name: "nobody", args: RankReviewersArgs{Max: 3}, want: []string{},
 			text: "no candidates: no code owner and no recent committer other than the author"},
-		{name: "max 0", args: rankArgs{Max: 0}, err: "max must be at least 1"},
+		{name: "max 0", args: RankReviewersArgs{Max: 0}, err: "max must be at least 1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -327,23 +368,23 @@ func TestFetchLogText(t *testing.T) {
 	defer api.Close()
 	cases := []struct {
 		name  string
-		args  fetchArgs
+		args  FetchLogTextArgs
 		want  LogText
 		err   string
 		blobs int
 	}{
-		{name: "archive, top-level files in number order", args: fetchArgs{URL: api.URL + "/run.zip", Token: "s3cret", MaxChars: 1000}, blobs: 1,
+		{name: "archive, top-level files in number order", args: FetchLogTextArgs{URL: api.URL + "/run.zip", Token: "s3cret", MaxChars: 1000}, blobs: 1,
 			want: LogText{Text: "=== 1_build.txt ===\nbuild ok\n\n=== 2_test.txt ===\ntest FAIL\n\n=== 10_lint.txt ===\nlint ok\n", TotalChars: 88,
 				Files: []string{"1_build.txt", "2_test.txt", "10_lint.txt"}}},
-		{name: "archive of step files only", args: fetchArgs{URL: api.URL + "/steps.zip", Token: "s3cret", MaxChars: 1000}, blobs: 1,
+		{name: "archive of step files only", args: FetchLogTextArgs{URL: api.URL + "/steps.zip", Token: "s3cret", MaxChars: 1000}, blobs: 1,
 			want: LogText{Text: "=== build/1_a.txt ===\na\n\n=== build/2_b.txt ===\nb\n", TotalChars: 49, Files: []string{"build/1_a.txt", "build/2_b.txt"}}},
-		{name: "plain text, cut", args: fetchArgs{URL: api.URL + "/job.txt", Token: "s3cret", MaxChars: 7}, blobs: 1,
+		{name: "plain text, cut", args: FetchLogTextArgs{URL: api.URL + "/job.txt", Token: "s3cret", MaxChars: 7}, blobs: 1,
 			want: LogText{Text: "line 2\n", TotalChars: 14, Truncated: true, Files: []string{}}},
-		{name: "wrong token", args: fetchArgs{URL: api.URL + "/job.txt", Token: "nope", MaxChars: 10}, err: "HTTP 401: Bad credentials"},
-		{name: "not found", args: fetchArgs{URL: api.URL + "/gone", Token: "s3cret", MaxChars: 10}, err: "GET /gone: HTTP 404: Not Found"},
-		{name: "broken archive", args: fetchArgs{URL: api.URL + "/broken.zip", Token: "s3cret", MaxChars: 10}, err: "not a valid zip"},
-		{name: "bad URL", args: fetchArgs{URL: "file:///etc/passwd", MaxChars: 10}, err: "invalid log URL"},
-		{name: "max_chars 0", args: fetchArgs{URL: api.URL, MaxChars: 0}, err: "max_chars must be at least 1"},
+		{name: "wrong token", args: FetchLogTextArgs{URL: api.URL + "/job.txt", Token: "nope", MaxChars: 10}, err: "HTTP 401: Bad credentials"},
+		{name: "not found", args: FetchLogTextArgs{URL: api.URL + "/gone", Token: "s3cret", MaxChars: 10}, err: "GET /gone: HTTP 404: Not Found"},
+		{name: "broken archive", args: FetchLogTextArgs{URL: api.URL + "/broken.zip", Token: "s3cret", MaxChars: 10}, err: "not a valid zip"},
+		{name: "bad URL", args: FetchLogTextArgs{URL: "file:///etc/passwd", MaxChars: 10}, err: "invalid log URL"},
+		{name: "max_chars 0", args: FetchLogTextArgs{URL: api.URL, MaxChars: 0}, err: "max_chars must be at least 1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,10 +18,24 @@ import (
 // maxLogBytes caps a downloaded log (archive or text).
 const maxLogBytes = 64 << 20
 
-type fetchArgs struct {
-	URL      string `json:"url"`
-	Token    string `json:"token"`
-	MaxChars int64  `json:"max_chars"`
+// FetchLogTextArgs are fetch_log_text's arguments.
+type FetchLogTextArgs struct {
+	// URL is the log URL (redirects are followed).
+	URL string `json:"url"`
+	// Token is a bearer token for the first request (not sent across hosts
+	// on redirect).
+	Token string `json:"token,omitempty"`
+	// MaxChars is the most characters to return (>= 1).
+	MaxChars int64 `json:"max_chars"`
+}
+
+// FetchLogText downloads a log (plain text, or a zip archive of per-job
+// logs as GitHub Actions serves them) and cuts it to max_chars, with the
+// HTTP client of [WithOptions].
+//
+//macrokit:primitive
+func FetchLogText(ctx context.Context, a FetchLogTextArgs) (LogText, error) {
+	return fetchLogText(ctx, optionsFrom(ctx).client(), a)
 }
 
 // LogText is the result of fetch_log_text.
@@ -41,7 +55,7 @@ type LogText struct {
 // sent only to the first host and port, never to the storage host GitHub
 // redirects to), unpacks a zip archive into one text, and cuts it to
 // a.MaxChars.
-func fetchLogText(ctx context.Context, client *http.Client, a fetchArgs) (LogText, error) {
+func fetchLogText(ctx context.Context, client *http.Client, a FetchLogTextArgs) (LogText, error) {
 	if a.MaxChars < 1 {
 		return LogText{}, fmt.Errorf("max_chars must be at least 1, got %d", a.MaxChars)
 	}

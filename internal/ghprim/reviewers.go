@@ -1,16 +1,33 @@
 package ghprim
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
 )
 
-type rankArgs struct {
-	Owners  [][]string `json:"owners"`
-	Authors [][]any    `json:"authors"`
-	Exclude []string   `json:"exclude"`
-	Max     int64      `json:"max"`
+// RankReviewersArgs are rank_reviewers's arguments.
+type RankReviewersArgs struct {
+	// Owners are, per changed file, its code owners.
+	Owners [][]string `json:"owners"`
+	// Authors are, per group of commits (one group per changed file, or one
+	// for the repository), the commits' author objects ({login, type}) or
+	// null.
+	Authors [][]any `json:"authors"`
+	// Exclude lists logins never suggested (the pull request's author).
+	Exclude []string `json:"exclude,omitempty"`
+	// Max is how many to return (>= 1).
+	Max int64 `json:"max"`
+}
+
+// RankReviewers ranks reviewer candidates: code owners of more changed
+// files first, then recent committers on more of them; bots and excluded
+// logins dropped.
+//
+//macrokit:primitive
+func RankReviewers(_ context.Context, a RankReviewersArgs) (Ranking, error) {
+	return rankReviewers(a)
 }
 
 // Reviewer is one suggested reviewer.
@@ -28,8 +45,10 @@ type Reviewer struct {
 
 // Ranking is the result of rank_reviewers.
 type Ranking struct {
-	Reviewers []Reviewer `json:"reviewers"` // best first
-	Text      string     `json:"text"`      // the reviewers on one line
+	// Reviewers are the candidates, best first.
+	Reviewers []Reviewer `json:"reviewers"`
+	// Text is the reviewers as one line of text.
+	Text string `json:"text"`
 }
 
 // rankReviewers counts, per candidate, the changed files it owns and the
@@ -37,7 +56,7 @@ type Ranking struct {
 // then first appearance; and keeps the first max. Bots (type Bot or a login
 // ending in [bot]), excluded logins (case-insensitive) and null authors are
 // skipped.
-func rankReviewers(a rankArgs) (Ranking, error) {
+func rankReviewers(a RankReviewersArgs) (Ranking, error) {
 	if a.Max < 1 {
 		return Ranking{}, fmt.Errorf("max must be at least 1, got %d", a.Max)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/macrokit/macrokit-go/generated"
 	"github.com/macrokit/macrokit-go/internal/ghprim"
 	"github.com/macrokit/macrokit-go/internal/ghstub"
+	"github.com/macrokit/macrokit-go/internal/goprim"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/spec"
 )
@@ -25,10 +26,12 @@ import (
 
 var now = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
-// env is a stub and a dispatcher whose {{ env.GITHUB_API_URL }} points at it.
+// env is a stub and a dispatcher whose {{ env.GITHUB_API_URL }} points at
+// it, and the context the primitives see the stub's client and clock in.
 type env struct {
 	srv *ghstub.Server
 	d   *runtime.Dispatcher
+	ctx context.Context
 }
 
 func newEnv(t *testing.T, approver runtime.Approver) *env {
@@ -45,10 +48,11 @@ func newEnv(t *testing.T, approver runtime.Approver) *env {
 		Approver:   approver,
 		Getenv:     func(k string) string { return vars[k] },
 		HTTPClient: srv.Client(),
-		Primitives: ghprim.Primitives(ghprim.Options{Client: srv.Client(), Now: func() time.Time { return now }}),
+		Primitives: generated.Primitives(),
 		Timeout:    time.Minute,
 	}
-	return &env{srv: srv, d: d}
+	ctx := ghprim.WithOptions(context.Background(), ghprim.Options{Client: srv.Client(), Now: func() time.Time { return now }})
+	return &env{srv: srv, d: d, ctx: ctx}
 }
 
 // call dispatches a macro and decodes its result into out (when ok).
@@ -58,7 +62,7 @@ func (e *env) call(t *testing.T, macro string, args any, out any) *runtime.Outco
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := e.d.Dispatch(context.Background(), runtime.Call{ID: "t", Name: macro, Args: raw})
+	o := e.d.Dispatch(e.ctx, runtime.Call{ID: "t", Name: macro, Args: raw})
 	if o.OK && out != nil {
 		if err := json.Unmarshal(o.Result, out); err != nil {
 			t.Fatalf("%s result %s: %v", macro, o.Result, err)
@@ -78,7 +82,11 @@ func mustOK(t *testing.T, o *runtime.Outcome) {
 // a fresh stub each (dangerous macros approved), checking `want` with the
 // runtime's comparisons and `want_error` against the error text.
 func TestSpecTests(t *testing.T) {
-	set, diags := spec.LoadDir("../../macros.d/github", spec.Options{Primitives: ghprim.Signatures()})
+	prims, err := goprim.Scan("../ghprim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, diags := spec.LoadDir("../../macros.d/github", spec.Options{Primitives: prims.Signatures()})
 	if len(diags) > 0 {
 		t.Fatalf("specs: %s", diags)
 	}
