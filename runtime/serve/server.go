@@ -1,12 +1,3 @@
-// Package serve serves a macro registry to other programs: every macro as
-// an MCP tool (stdio or streamable HTTP, through the official MCP Go SDK)
-// and a small JSON HTTP API, over one shared browser whose isolated
-// contexts are handed out by a bounded pool. Every call goes through the
-// runtime's Dispatcher, so it is validated, verified and written to the
-// session log exactly like `run`.
-//
-// It is independent of any command-line framework: runtime/app wires it to
-// flags (`macrokit serve`).
 package serve
 
 import (
