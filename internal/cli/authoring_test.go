@@ -18,12 +18,12 @@ func TestSpecDirectoryForms(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{name: "generate --macros", args: []string{"generate", "--macros", "../../macros.d", "--out", out}, code: 0, stderr: "file(s) written"},
-		{name: "check --macros", args: []string{"check", "--macros", "../../macros.d"}, code: 0, stderr: "macro(s) OK"},
-		{name: "check DIR", args: []string{"check", "../../macros.d"}, code: 0, stderr: "macro(s) OK"},
-		{name: "lint --macros", args: []string{"lint", "--macros", "../../macros.d"}, code: 0},
-		{name: "lint DIR", args: []string{"lint", "../../macros.d"}, code: 0},
-		{name: "lint both, the same", args: []string{"lint", "--macros", "../../macros.d", "../../macros.d"}, code: 0},
+		{name: "generate --macros", args: []string{"generate", "--macros", "../../macros.d", "--out", out, "--primitives", "../ghprim"}, code: 0, stderr: "file(s) written"},
+		{name: "check --macros", args: []string{"check", "--macros", "../../macros.d", "--primitives", "../ghprim"}, code: 0, stderr: "macro(s) OK"},
+		{name: "check DIR", args: []string{"check", "../../macros.d", "--primitives", "../ghprim"}, code: 0, stderr: "macro(s) OK"},
+		{name: "lint --macros", args: []string{"lint", "--macros", "../../macros.d", "--primitives", "../ghprim"}, code: 0},
+		{name: "lint DIR", args: []string{"lint", "../../macros.d", "--primitives", "../ghprim"}, code: 0},
+		{name: "lint both, the same", args: []string{"lint", "--macros", "../../macros.d", "../../macros.d", "--primitives", "../ghprim"}, code: 0},
 		{name: "check both, different", args: []string{"check", "--macros", "../../macros.d", "../../golden"}, code: 2, stderr: "give the spec directory once"},
 		{name: "check --macros missing", args: []string{"check", "--macros", "/nonexistent"}, code: 2, stderr: "not a directory"},
 		{name: "lint --macros missing", args: []string{"lint", "--macros", "/nonexistent"}, code: 2, stderr: "not a directory"},
@@ -60,7 +60,7 @@ func TestCheckJSON(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			err := runCheck(&Env{Stdout: &out, Stderr: &errb}, CheckOptions{Specs: SpecOptions{Macros: tc.dir}, Format: formatJSON})
+			err := runCheck(&Env{Stdout: &out, Stderr: &errb}, CheckOptions{Specs: SpecOptions{Macros: tc.dir, Primitives: "../ghprim"}, Format: formatJSON})
 			if code := exitCode(err); code != tc.code {
 				t.Fatalf("exit %d, want %d (%v)\nstdout: %s\nstderr: %s", code, tc.code, err, out.String(), errb.String())
 			}
@@ -83,7 +83,7 @@ func TestCheckJSON(t *testing.T) {
 		})
 	}
 	// Through the command line.
-	code, stdout, _ := runCLI(t, nil, "check", "--format", "json", "../../macros.d")
+	code, stdout, _ := runCLI(t, nil, "check", "--format", "json", "--primitives", "../ghprim", "../../macros.d")
 	if code != 0 || !strings.Contains(stdout, `"diagnostics": []`) {
 		t.Errorf("check --format json: exit %d\n%s", code, stdout)
 	}
