@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // Execution: actionability checks and input on a grounded *Element.
@@ -235,7 +236,7 @@ func (r *ActResult) note(format string, args ...any) {
 // navigation the click started has loaded, and with ActResult.Popup set when
 // it opened a page.
 func (p *Page) Click(ctx context.Context, el *Element, opt ActOptions) (*ActResult, error) {
-	a := p.begin(ctx, ActClick, el, opt)
+	a := p.begin(ctx, vocab.ActClick, el, opt)
 	if el == nil {
 		return a.end(errorf(CodeInvalid, "%s needs an element", a.res.Action))
 	}
@@ -251,7 +252,7 @@ func (p *Page) Click(ctx context.Context, el *Element, opt ActOptions) (*ActResu
 // Hover moves the pointer onto the element (CDP mouseMoved at its centre, or
 // the DOM pointerover/mouseover/mouseenter/mousemove events).
 func (p *Page) Hover(ctx context.Context, el *Element, opt ActOptions) (*ActResult, error) {
-	a := p.begin(ctx, ActHover, el, opt)
+	a := p.begin(ctx, vocab.ActHover, el, opt)
 	if el == nil {
 		return a.end(errorf(CodeInvalid, "%s needs an element", a.res.Action))
 	}
@@ -297,7 +298,7 @@ func (p *Page) Fill(ctx context.Context, el *Element, value string, opt ActOptio
 	if opt.Sensitive {
 		p.AddSecret(value)
 	}
-	a := p.begin(ctx, ActFill, el, opt)
+	a := p.begin(ctx, vocab.ActFill, el, opt)
 	if el == nil {
 		return a.end(errorf(CodeInvalid, "%s needs an element", a.res.Action))
 	}
@@ -390,7 +391,7 @@ func (p *Page) Fill(ctx context.Context, el *Element, value string, opt ActOptio
 // the options present as candidates; a selection that did not take is
 // CodeValueNotApplied.
 func (p *Page) Select(ctx context.Context, el *Element, options []string, opt ActOptions) (*ActResult, error) {
-	a := p.begin(ctx, ActSelect, el, opt)
+	a := p.begin(ctx, vocab.ActSelect, el, opt)
 	if el == nil {
 		return a.end(errorf(CodeInvalid, "%s needs an element", a.res.Action))
 	}
@@ -425,13 +426,13 @@ func (p *Page) Select(ctx context.Context, el *Element, options []string, opt Ac
 // hidden native input through its visible label) and the new state verified;
 // a state that did not change is CodeNoEffect.
 func (p *Page) Check(ctx context.Context, el *Element, opt ActOptions) (*ActResult, error) {
-	return p.setChecked(ctx, ActCheck, el, true, opt)
+	return p.setChecked(ctx, vocab.ActCheck, el, true, opt)
 }
 
 // Uncheck is Check towards the unchecked state. Unchecking a radio button is
 // CodeInvalid.
 func (p *Page) Uncheck(ctx context.Context, el *Element, opt ActOptions) (*ActResult, error) {
-	return p.setChecked(ctx, ActUncheck, el, false, opt)
+	return p.setChecked(ctx, vocab.ActUncheck, el, false, opt)
 }
 
 // Press sends a key or chord such as "Enter", "Tab", "Escape", "ArrowDown",
@@ -442,7 +443,7 @@ func (p *Page) Uncheck(ctx context.Context, el *Element, opt ActOptions) (*ActRe
 // dispatches synthetic keydown/keyup KeyboardEvents to the focused element,
 // which run page handlers but no browser default action.
 func (p *Page) Press(ctx context.Context, el *Element, key string, opt ActOptions) (*ActResult, error) {
-	a := p.begin(ctx, ActPress, el, opt)
+	a := p.begin(ctx, vocab.ActPress, el, opt)
 	a.res.Key = key
 	chord, err := parseChord(key)
 	if err != nil {
@@ -497,7 +498,7 @@ func (p *Page) Press(ctx context.Context, el *Element, key string, opt ActOption
 // the input that opened the chooser is used. The input's files are then
 // verified by name.
 func (p *Page) Upload(ctx context.Context, el *Element, files []string, opt ActOptions) (*ActResult, error) {
-	a := p.begin(ctx, ActUpload, el, opt)
+	a := p.begin(ctx, vocab.ActUpload, el, opt)
 	if el == nil {
 		return a.end(errorf(CodeInvalid, "%s needs an element", a.res.Action))
 	}
@@ -576,7 +577,7 @@ func (p *Page) Upload(ctx context.Context, el *Element, files []string, opt ActO
 // waits for the scroll to settle. ActResult.ScrollBefore/After hold the
 // positions; reaching the end of the scroll range is not an error.
 func (p *Page) Scroll(ctx context.Context, el *Element, deltaY float64, opt ActOptions) (*ActResult, error) {
-	a := p.begin(ctx, ActScroll, el, opt)
+	a := p.begin(ctx, vocab.ActScroll, el, opt)
 	ch := a.channel(opt.Channel, ChannelDOM)
 	a.res.Channel = ch
 	ref := 0
@@ -770,13 +771,13 @@ type actReq struct {
 
 func actReqFor(action Action) actReq {
 	switch action {
-	case ActClick, ActHover:
+	case vocab.ActClick, vocab.ActHover:
 		return actReq{pointer: true}
-	case ActCheck, ActUncheck:
+	case vocab.ActCheck, vocab.ActUncheck:
 		return actReq{pointer: true, label: true}
-	case ActFill:
+	case vocab.ActFill:
 		return actReq{editable: true}
-	case ActSelect, ActPress, ActScroll:
+	case vocab.ActSelect, vocab.ActPress, vocab.ActScroll:
 		return actReq{visible: true, noStable: true}
 	default:
 		return actReq{}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod/lib/input"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // healer runs one step's attempts and picks the next strategy from the
@@ -169,8 +170,8 @@ func implicitChecks(step Step, act *ActResult) []CheckResult {
 		c.Evidence["element"] = *act.Target
 	}
 	switch step.Action {
-	case ActFill:
-		c.Kind, c.Expected, c.Actual = CondValueEquals, step.Value, act.ValueAfter
+	case vocab.ActFill:
+		c.Kind, c.Expected, c.Actual = vocab.CondValueEquals, step.Value, act.ValueAfter
 		if step.Sensitive {
 			c.Expected, c.Actual = Redacted, Redacted
 		}
@@ -178,19 +179,19 @@ func implicitChecks(step Step, act *ActResult) []CheckResult {
 		if step.Sensitive {
 			c.Evidence["before"] = Redacted
 		}
-	case ActSelect:
-		c.Kind, c.Expected, c.Actual = CondValueEquals, strings.Join(step.Options, ", "), strings.Join(act.SelectedAfter, ", ")
+	case vocab.ActSelect:
+		c.Kind, c.Expected, c.Actual = vocab.CondValueEquals, strings.Join(step.Options, ", "), strings.Join(act.SelectedAfter, ", ")
 		c.Evidence["before"] = strings.Join(act.SelectedBefore, ", ")
-	case ActCheck, ActUncheck:
+	case vocab.ActCheck, vocab.ActUncheck:
 		want := "checked"
-		if step.Action == ActUncheck {
+		if step.Action == vocab.ActUncheck {
 			want = "unchecked"
 		}
-		c.Kind, c.Expected, c.Actual = CondElementState, want, map[string]string{"true": "checked", "false": "unchecked", "mixed": "mixed"}[act.CheckedAfter]
+		c.Kind, c.Expected, c.Actual = vocab.CondElementState, want, map[string]string{"true": "checked", "false": "unchecked", "mixed": "mixed"}[act.CheckedAfter]
 		c.Evidence["before"] = act.CheckedBefore
 		c.Evidence["noop"] = act.NoOp
-	case ActUpload:
-		c.Kind, c.Expected, c.Actual = CondValueEquals, fmt.Sprintf("%d file(s)", len(step.Files)), strings.Join(act.Files, ", ")
+	case vocab.ActUpload:
+		c.Kind, c.Expected, c.Actual = vocab.CondValueEquals, fmt.Sprintf("%d file(s)", len(step.Files)), strings.Join(act.Files, ", ")
 	default:
 		return nil
 	}
@@ -212,9 +213,9 @@ func mutatingRequests(rs []Request) []Request {
 
 func needsElement(s Step) bool {
 	switch s.Action {
-	case ActGoto, ActWait, ActPress:
+	case vocab.ActGoto, vocab.ActWait, vocab.ActPress:
 		return false
-	case ActScroll:
+	case vocab.ActScroll:
 		return s.Target != nil
 	}
 	return s.Target != nil
@@ -244,7 +245,7 @@ func (h *healer) next(err error) (string, bool) {
 	case CodeNoEffect:
 		chain = []string{"switch_channel", "backoff"}
 	case CodeNavFailed:
-		if h.step.Action == ActGoto {
+		if h.step.Action == vocab.ActGoto {
 			chain = []string{"backoff"}
 		}
 	}
@@ -288,7 +289,7 @@ func (h *healer) apply(ctx context.Context, strategy string, last error) error {
 		}
 		if hit := h.occluder(last); hit != nil {
 			occ := &Target{CSS: hit.Selector}
-			gone := []Condition{{Kind: CondElementGone, Target: occ, Timeout: 500 * time.Millisecond}}
+			gone := []Condition{{Kind: vocab.CondElementGone, Target: occ, Timeout: 500 * time.Millisecond}}
 			if AllPassed(p.Verify(ctx, gone, nil)) {
 				return nil
 			}
@@ -335,10 +336,10 @@ func (h *healer) waitTarget(ctx context.Context, last error) error {
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < remaining {
 		remaining = time.Until(dl)
 	}
-	conds := []Condition{{Kind: CondElementExists, Target: h.step.Target, Timeout: remaining}}
+	conds := []Condition{{Kind: vocab.CondElementExists, Target: h.step.Target, Timeout: remaining}}
 	switch codeOf(last) {
 	case CodeNotInteractable:
-		conds = []Condition{{Kind: CondElementState, Target: h.step.Target, State: "enabled", Timeout: remaining}, {Kind: CondElementState, Target: h.step.Target, State: "visible", Timeout: remaining}}
+		conds = []Condition{{Kind: vocab.CondElementState, Target: h.step.Target, State: "enabled", Timeout: remaining}, {Kind: vocab.CondElementState, Target: h.step.Target, State: "visible", Timeout: remaining}}
 	case CodeOccluded:
 		return nil
 	}
@@ -401,12 +402,12 @@ func (h *healer) occluder(last error) *Candidate {
 // with the value it wrote. Those pass with the fill's read-back as evidence
 // instead of a second read; the rest is returned for Verify.
 func coveredByAction(step Step, implicit []CheckResult) (rest []Condition, covered []CheckResult) {
-	if step.Action != ActFill || step.Target == nil || len(implicit) != 1 ||
-		implicit[0].Status != Passed || implicit[0].Kind != CondValueEquals {
+	if step.Action != vocab.ActFill || step.Target == nil || len(implicit) != 1 ||
+		implicit[0].Status != Passed || implicit[0].Kind != vocab.CondValueEquals {
 		return step.Expect, nil
 	}
 	for _, c := range step.Expect {
-		if c.Kind == CondValueEquals && c.Target != nil && reflect.DeepEqual(*c.Target, *step.Target) && c.Value == step.Value {
+		if c.Kind == vocab.CondValueEquals && c.Target != nil && reflect.DeepEqual(*c.Target, *step.Target) && c.Value == step.Value {
 			cr := implicit[0]
 			cr.Evidence = map[string]any{"read_back_by": "fill", "element": implicit[0].Evidence["element"]}
 			covered = append(covered, cr)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // Attempt is one try at a step: the strategy that led to it, the input
@@ -304,29 +306,29 @@ func stepData(s Step) map[string]any {
 }
 
 func validateStep(s Step) error {
-	needTarget := map[Action]bool{ActClick: true, ActFill: true, ActSelect: true, ActCheck: true, ActUncheck: true, ActHover: true, ActUpload: true}
+	needTarget := map[Action]bool{vocab.ActClick: true, vocab.ActFill: true, vocab.ActSelect: true, vocab.ActCheck: true, vocab.ActUncheck: true, vocab.ActHover: true, vocab.ActUpload: true}
 	switch s.Action {
-	case ActGoto:
+	case vocab.ActGoto:
 		if s.URL == "" {
 			return errorf(CodeInvalid, "goto needs a URL")
 		}
-	case ActWait:
+	case vocab.ActWait:
 		if len(s.Expect) == 0 {
 			return errorf(CodeInvalid, "wait needs at least one post-condition")
 		}
-	case ActPress:
+	case vocab.ActPress:
 		if s.Key == "" {
 			return errorf(CodeInvalid, "press needs a key")
 		}
-	case ActSelect:
+	case vocab.ActSelect:
 		if len(s.Options) == 0 {
 			return errorf(CodeInvalid, "select needs at least one option")
 		}
-	case ActUpload:
+	case vocab.ActUpload:
 		if len(s.Files) == 0 {
 			return errorf(CodeInvalid, "upload needs at least one file")
 		}
-	case ActClick, ActFill, ActCheck, ActUncheck, ActHover, ActScroll:
+	case vocab.ActClick, vocab.ActFill, vocab.ActCheck, vocab.ActUncheck, vocab.ActHover, vocab.ActScroll:
 	default:
 		return errorf(CodeInvalid, "unknown action %q", s.Action)
 	}

@@ -45,6 +45,7 @@ type Options struct {
 const (
 	pkgRuntime = "github.com/macrokit/macrokit-go/runtime"
 	pkgEngine  = "github.com/macrokit/macrokit-go/engine"
+	pkgVocab   = "github.com/macrokit/macrokit-go/runtime/vocab"
 	pkgJSON    = "encoding/json"
 	pkgContext = "context"
 	pkgStrconv = "strconv"

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // The raw primitive tools of explore mode (docs/explore.md). Their calls
@@ -765,23 +766,23 @@ func (x *RawExecutor) pageCall(ctx context.Context, ex *Exec, p *engine.Page, na
 			return nil, &CallError{Code: CodeInvalidArguments, Message: err.Error(), Args: []ArgError{{Pointer: "/url", Message: err.Error()}}}
 		}
 		if err := x.sites(ctx).Check(u); err != nil {
-			return nil, ex.siteFail(StepRecord{Path: name, Kind: string(engine.ActGoto)}, err)
+			return nil, ex.siteFail(StepRecord{Path: name, Kind: string(vocab.ActGoto)}, err)
 		}
-		step.Action, step.URL = engine.ActGoto, u
+		step.Action, step.URL = vocab.ActGoto, u
 	case RawClick:
-		step.Action = engine.ActClick
+		step.Action = vocab.ActClick
 	case RawFill:
 		v, _ := a.Value.(string)
-		step.Action, step.Value, step.Sensitive = engine.ActFill, v, x.isSecret(v)
+		step.Action, step.Value, step.Sensitive = vocab.ActFill, v, x.isSecret(v)
 	case RawSelect:
-		step.Action, step.Options = engine.ActSelect, []string{a.Option}
+		step.Action, step.Options = vocab.ActSelect, []string{a.Option}
 	case RawCheck:
-		step.Action = engine.ActCheck
+		step.Action = vocab.ActCheck
 		if a.Checked != nil && !*a.Checked {
-			step.Action = engine.ActUncheck
+			step.Action = vocab.ActUncheck
 		}
 	case RawPress:
-		step.Action, step.Key = engine.ActPress, a.Key
+		step.Action, step.Key = vocab.ActPress, a.Key
 	}
 	before := x.state(ctx, p)
 	mark := p.RequestMark()
@@ -796,7 +797,7 @@ func (x *RawExecutor) pageCall(ctx context.Context, ex *Exec, p *engine.Page, na
 	}
 	secrets := x.secretList()
 	after := x.state(context.WithoutCancel(ctx), p)
-	navigated := step.Action == engine.ActGoto || sr != nil && sr.Act != nil && sr.Act.Navigated && !sr.Act.SameDocument
+	navigated := step.Action == vocab.ActGoto || sr != nil && sr.Act != nil && sr.Act.Navigated && !sr.Act.SameDocument
 	reqs := requestsSince(p, mark, secrets)
 	app := appeared(before, after, navigated, secrets)
 	rec := StepRecord{Path: name, Kind: string(step.Action), Status: "passed"}
@@ -826,11 +827,11 @@ func (x *RawExecutor) pageCall(ctx context.Context, ex *Exec, p *engine.Page, na
 	}
 	if act := sr.Act; act != nil {
 		switch step.Action {
-		case engine.ActFill:
+		case vocab.ActFill:
 			res["value"] = act.ValueAfter
-		case engine.ActSelect:
+		case vocab.ActSelect:
 			res["value"] = strings.Join(act.SelectedAfter, ", ")
-		case engine.ActCheck, engine.ActUncheck:
+		case vocab.ActCheck, vocab.ActUncheck:
 			res["value"] = map[string]string{"true": "checked", "false": "unchecked", "mixed": "mixed"}[act.CheckedAfter]
 		}
 		if act.PopupURL != "" {
@@ -845,7 +846,7 @@ func (x *RawExecutor) pageCall(ctx context.Context, ex *Exec, p *engine.Page, na
 		app = []string{}
 	}
 	res["appeared"] = app
-	if step.Action == engine.ActClick {
+	if step.Action == vocab.ActClick {
 		if cd := countDelta(before, after); cd != nil {
 			res["count_delta"] = cd
 		}
