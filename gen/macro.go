@@ -1,7 +1,6 @@
 package gen
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -20,14 +19,6 @@ func (g *generator) newFile() *jen.File {
 	f.ImportName(pkgVocab, "vocab")
 	f.ImportName(pkgJSON, "json")
 	return f
-}
-
-func render(f *jen.File) ([]byte, error) {
-	var b bytes.Buffer
-	if err := f.Render(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
 }
 
 // macroFile renders one macro's file.

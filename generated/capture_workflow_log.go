@@ -5,9 +5,10 @@ package generated
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/vocab"
-	"strconv"
 )
 
 // CaptureWorkflowLogParams are the arguments of CaptureWorkflowLog (macro capture_workflow_log).

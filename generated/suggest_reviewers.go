@@ -5,9 +5,10 @@ package generated
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/vocab"
-	"strconv"
 )
 
 // SuggestReviewersParams are the arguments of SuggestReviewers (macro suggest_reviewers).

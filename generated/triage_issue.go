@@ -5,9 +5,10 @@ package generated
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/vocab"
-	"strconv"
 )
 
 // TriageIssueParams are the arguments of TriageIssue (macro triage_issue).

@@ -5,9 +5,10 @@ package generated
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/vocab"
-	"strconv"
 )
 
 // TriagePullRequestParams are the arguments of TriagePullRequest (macro triage_pull_request).
