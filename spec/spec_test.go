@@ -21,7 +21,7 @@ func mustRead(t *testing.T, path string) []byte {
 // parseValid parses one valid spec alone and fails on any diagnostic.
 func parseValid(t *testing.T, name string) *Spec {
 	t.Helper()
-	path := "testdata/valid/" + name + ".yaml"
+	path := validDir + "/" + name + ".yaml"
 	s, diags := ParseFile(path, mustRead(t, path))
 	if len(diags) > 0 {
 		t.Fatalf("%s:\n%s", path, diags)
@@ -30,7 +30,7 @@ func parseValid(t *testing.T, name string) *Spec {
 }
 
 func TestValidSpecsParseAlone(t *testing.T) {
-	paths, _ := filepath.Glob("testdata/valid/*.yaml")
+	paths, _ := filepath.Glob(validDir + "/*.yaml")
 	for _, path := range paths {
 		if _, diags := ParseFile(path, mustRead(t, path)); len(diags) > 0 {
 			t.Errorf("%s:\n%s", path, diags)
@@ -39,7 +39,7 @@ func TestValidSpecsParseAlone(t *testing.T) {
 }
 
 func TestValidSet(t *testing.T) {
-	set, diags := LoadDir("testdata/valid", testOptions)
+	set, diags := LoadDir(validDir, testOptions)
 	if len(diags) > 0 {
 		t.Fatalf("valid specs have diagnostics:\n%s", diags)
 	}
