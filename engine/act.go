@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod/lib/proto"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // Execution: actionability checks and input on a grounded *Element.
@@ -182,7 +183,7 @@ func (r *ActResult) note(format string, args ...any) {
 // navigation the click started has loaded, and with ActResult.Popup set when
 // it opened a page.
 func (p *Page) Click(ctx context.Context, el *Element, opt ActOptions) (*ActResult, error) {
-	a := p.begin(ctx, ActClick, el, opt)
+	a := p.begin(ctx, vocab.ActClick, el, opt)
 	if el == nil {
 		return a.end(errorf(CodeInvalid, "%s needs an element", a.res.Action))
 	}
@@ -198,7 +199,7 @@ func (p *Page) Click(ctx context.Context, el *Element, opt ActOptions) (*ActResu
 // Hover moves the pointer onto the element (CDP mouseMoved at its centre, or
 // the DOM pointerover/mouseover/mouseenter/mousemove events).
 func (p *Page) Hover(ctx context.Context, el *Element, opt ActOptions) (*ActResult, error) {
-	a := p.begin(ctx, ActHover, el, opt)
+	a := p.begin(ctx, vocab.ActHover, el, opt)
 	if el == nil {
 		return a.end(errorf(CodeInvalid, "%s needs an element", a.res.Action))
 	}
@@ -244,7 +245,7 @@ func (p *Page) Fill(ctx context.Context, el *Element, value string, opt ActOptio
 	if opt.Sensitive {
 		p.AddSecret(value)
 	}
-	a := p.begin(ctx, ActFill, el, opt)
+	a := p.begin(ctx, vocab.ActFill, el, opt)
 	if el == nil {
 		return a.end(errorf(CodeInvalid, "%s needs an element", a.res.Action))
 	}
@@ -330,7 +331,7 @@ func (p *Page) Fill(ctx context.Context, el *Element, value string, opt ActOptio
 // waits for the scroll to settle. ActResult.ScrollBefore/After hold the
 // positions; reaching the end of the scroll range is not an error.
 func (p *Page) Scroll(ctx context.Context, el *Element, deltaY float64, opt ActOptions) (*ActResult, error) {
-	a := p.begin(ctx, ActScroll, el, opt)
+	a := p.begin(ctx, vocab.ActScroll, el, opt)
 	ch := a.channel(opt.Channel, ChannelDOM)
 	a.res.Channel = ch
 	ref := 0

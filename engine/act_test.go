@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/runtime/redact"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // actPage opens a fixture in a fresh page.
@@ -164,7 +165,7 @@ func TestActClickNotInteractable(t *testing.T) {
 	_, err = p.Click(ctx, nil, ActOptions{})
 	actWantCode(t, err, CodeInvalid)
 	// The diagnosis on its own, as the failure handler asks for it.
-	rep, err := p.Actionable(ctx, actEl(t, ctx, p, "#disabled"), ActClick)
+	rep, err := p.Actionable(ctx, actEl(t, ctx, p, "#disabled"), vocab.ActClick)
 	if !IsCode(err, CodeNotInteractable) || rep == nil || rep.Enabled || !rep.Visible {
 		t.Fatalf("Actionable: %+v %v", rep, err)
 	}
@@ -356,7 +357,7 @@ func TestActSensitiveFillTrace(t *testing.T) {
 			t.Fatalf("secret leaked into trace: %v", e.Data)
 		}
 	}
-	if len(acts) != 2 || acts[0].Action != ActFill || acts[0].Step != 7 || acts[1].Action != ActClick || acts[0].Duration <= 0 {
+	if len(acts) != 2 || acts[0].Action != vocab.ActFill || acts[0].Step != 7 || acts[1].Action != vocab.ActClick || acts[0].Duration <= 0 {
 		t.Fatalf("action events: %+v", acts)
 	}
 	r := acts[1].Data["result"].(map[string]any)

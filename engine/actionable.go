@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // Actionability is the in-page report on whether an element can take an
@@ -68,13 +70,13 @@ type actReq struct {
 
 func actReqFor(action Action) actReq {
 	switch action {
-	case ActClick, ActHover:
+	case vocab.ActClick, vocab.ActHover:
 		return actReq{pointer: true}
-	case ActCheck, ActUncheck:
+	case vocab.ActCheck, vocab.ActUncheck:
 		return actReq{pointer: true, label: true}
-	case ActFill:
+	case vocab.ActFill:
 		return actReq{editable: true}
-	case ActSelect, ActPress, ActScroll:
+	case vocab.ActSelect, vocab.ActPress, vocab.ActScroll:
 		return actReq{visible: true, noStable: true}
 	default:
 		return actReq{}

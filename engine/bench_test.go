@@ -25,6 +25,8 @@ import (
 	"time"
 
 	benchserver "github.com/macrokit/macrokit-go/bench/server"
+
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // Names and values shared with bench/playwright/bench.mjs; keep them in step.
@@ -37,9 +39,9 @@ const (
 // worked (#status reads "Row 1 added"); the effect is synchronous, no network.
 func BenchmarkVerifiedClick(b *testing.B) {
 	step := Step{
-		Action: ActClick,
+		Action: vocab.ActClick,
 		Target: &Target{Role: "button", Name: "Add"},
-		Expect: []Condition{{Kind: CondTextPresent, Target: &Target{CSS: "#status"}, Text: "Row 1 added"}},
+		Expect: []Condition{{Kind: vocab.CondTextPresent, Target: &Target{CSS: "#status"}, Text: "Row 1 added"}},
 	}
 	benchStep(b, "/click.html", step)
 }
@@ -49,9 +51,9 @@ func BenchmarkVerifiedClick(b *testing.B) {
 // floor is the 100 ms request plus one frame.
 func BenchmarkClickAsyncRequest(b *testing.B) {
 	step := Step{
-		Action: ActClick,
+		Action: vocab.ActClick,
 		Target: &Target{Role: "button", Name: "Load"},
-		Expect: []Condition{{Kind: CondTextPresent, Target: &Target{CSS: "#status"}, Text: "Loaded 100 ms"}},
+		Expect: []Condition{{Kind: vocab.CondTextPresent, Target: &Target{CSS: "#status"}, Text: "Loaded 100 ms"}},
 	}
 	benchStep(b, "/async.html?ms=100", step)
 }
@@ -60,10 +62,10 @@ func BenchmarkClickAsyncRequest(b *testing.B) {
 // that its value is exactly what was filled.
 func BenchmarkFillValue(b *testing.B) {
 	step := Step{
-		Action: ActFill,
+		Action: vocab.ActFill,
 		Target: &Target{Label: "Full name"},
 		Value:  benchFillValue,
-		Expect: []Condition{{Kind: CondValueEquals, Target: &Target{Label: "Full name"}, Value: benchFillValue}},
+		Expect: []Condition{{Kind: vocab.CondValueEquals, Target: &Target{Label: "Full name"}, Value: benchFillValue}},
 	}
 	benchStep(b, "/fill.html", step)
 }

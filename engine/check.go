@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // Check makes a checkbox, radio, switch (native or ARIA role=checkbox /
@@ -12,13 +14,13 @@ import (
 // hidden native input through its visible label) and the new state verified;
 // a state that did not change is CodeNoEffect.
 func (p *Page) Check(ctx context.Context, el *Element, opt ActOptions) (*ActResult, error) {
-	return p.setChecked(ctx, ActCheck, el, true, opt)
+	return p.setChecked(ctx, vocab.ActCheck, el, true, opt)
 }
 
 // Uncheck is Check towards the unchecked state. Unchecking a radio button is
 // CodeInvalid.
 func (p *Page) Uncheck(ctx context.Context, el *Element, opt ActOptions) (*ActResult, error) {
-	return p.setChecked(ctx, ActUncheck, el, false, opt)
+	return p.setChecked(ctx, vocab.ActUncheck, el, false, opt)
 }
 
 type actCheckState struct {

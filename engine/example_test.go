@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // One verified step: click a button on a local page, passed only because
@@ -46,9 +47,9 @@ func Example() {
 	}
 
 	res, err := p.Do(ctx, engine.Step{
-		Action: engine.ActClick,
+		Action: vocab.ActClick,
 		Target: &engine.Target{Role: "button", Name: "Greet"},
-		Expect: []engine.Condition{{Kind: engine.CondTextPresent, Text: "Hello, Ada"}},
+		Expect: []engine.Condition{{Kind: vocab.CondTextPresent, Text: "Hello, Ada"}},
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod/lib/input"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // Failure handling: after a failed attempt, next picks a strategy from the
@@ -51,7 +52,7 @@ func (sr *stepRun) next(err error) (string, bool) {
 	case CodeNoEffect:
 		chain = []string{"switch_channel", "backoff"}
 	case CodeNavFailed:
-		if sr.step.Action == ActGoto {
+		if sr.step.Action == vocab.ActGoto {
 			chain = []string{"backoff"}
 		}
 	}
@@ -95,7 +96,7 @@ func (sr *stepRun) apply(ctx context.Context, strategy string, last error) error
 		}
 		if hit := sr.occluder(last); hit != nil {
 			occ := &Target{CSS: hit.Selector}
-			gone := []Condition{{Kind: CondElementGone, Target: occ, Timeout: 500 * time.Millisecond}}
+			gone := []Condition{{Kind: vocab.CondElementGone, Target: occ, Timeout: 500 * time.Millisecond}}
 			if AllPassed(p.Verify(ctx, gone, nil)) {
 				return nil
 			}
@@ -142,10 +143,10 @@ func (sr *stepRun) waitTarget(ctx context.Context, last error) error {
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < remaining {
 		remaining = time.Until(dl)
 	}
-	conds := []Condition{{Kind: CondElementExists, Target: sr.step.Target, Timeout: remaining}}
+	conds := []Condition{{Kind: vocab.CondElementExists, Target: sr.step.Target, Timeout: remaining}}
 	switch codeOf(last) {
 	case CodeNotInteractable:
-		conds = []Condition{{Kind: CondElementState, Target: sr.step.Target, State: "enabled", Timeout: remaining}, {Kind: CondElementState, Target: sr.step.Target, State: "visible", Timeout: remaining}}
+		conds = []Condition{{Kind: vocab.CondElementState, Target: sr.step.Target, State: "enabled", Timeout: remaining}, {Kind: vocab.CondElementState, Target: sr.step.Target, State: "visible", Timeout: remaining}}
 	case CodeOccluded:
 		return nil
 	}

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"time"
+
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // perform runs the step's action on the grounded element (nil for actions
@@ -10,32 +12,32 @@ import (
 func (p *Page) perform(ctx context.Context, step Step, el *Element, ch Channel) (*ActResult, error) {
 	opt := ActOptions{Channel: ch, Sensitive: step.Sensitive}
 	switch step.Action {
-	case ActGoto:
+	case vocab.ActGoto:
 		start := time.Now()
 		if err := p.Goto(ctx, step.URL); err != nil {
 			return nil, err
 		}
 		u, _ := p.URL(ctx)
-		return &ActResult{Action: ActGoto, Navigated: true, URL: u, Duration: time.Since(start)}, nil
-	case ActWait:
-		return &ActResult{Action: ActWait}, nil
-	case ActClick:
+		return &ActResult{Action: vocab.ActGoto, Navigated: true, URL: u, Duration: time.Since(start)}, nil
+	case vocab.ActWait:
+		return &ActResult{Action: vocab.ActWait}, nil
+	case vocab.ActClick:
 		return p.Click(ctx, el, opt)
-	case ActHover:
+	case vocab.ActHover:
 		return p.Hover(ctx, el, opt)
-	case ActFill:
+	case vocab.ActFill:
 		return p.Fill(ctx, el, step.Value, opt)
-	case ActSelect:
+	case vocab.ActSelect:
 		return p.Select(ctx, el, step.Options, opt)
-	case ActCheck:
+	case vocab.ActCheck:
 		return p.Check(ctx, el, opt)
-	case ActUncheck:
+	case vocab.ActUncheck:
 		return p.Uncheck(ctx, el, opt)
-	case ActPress:
+	case vocab.ActPress:
 		return p.Press(ctx, el, step.Key, opt)
-	case ActUpload:
+	case vocab.ActUpload:
 		return p.Upload(ctx, el, step.Files, opt)
-	case ActScroll:
+	case vocab.ActScroll:
 		return p.Scroll(ctx, el, step.DeltaY, opt)
 	}
 	return nil, errorf(CodeInvalid, "unknown action %q", step.Action)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/macrokit/macrokit-go/engine/keys"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // Press sends a key or chord such as "Enter", "Tab", "Escape", "ArrowDown",
@@ -16,7 +17,7 @@ import (
 // dispatches synthetic keydown/keyup KeyboardEvents to the focused element,
 // which run page handlers but no browser default action.
 func (p *Page) Press(ctx context.Context, el *Element, key string, opt ActOptions) (*ActResult, error) {
-	a := p.begin(ctx, ActPress, el, opt)
+	a := p.begin(ctx, vocab.ActPress, el, opt)
 	a.res.Key = key
 	chord, err := parseChord(key)
 	if err != nil {

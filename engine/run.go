@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/runtime/redact"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // Attempt is one try at a step: the strategy that led to it, the input
@@ -308,29 +309,29 @@ func stepData(s Step) map[string]any {
 }
 
 func validateStep(s Step) error {
-	needTarget := map[Action]bool{ActClick: true, ActFill: true, ActSelect: true, ActCheck: true, ActUncheck: true, ActHover: true, ActUpload: true}
+	needTarget := map[Action]bool{vocab.ActClick: true, vocab.ActFill: true, vocab.ActSelect: true, vocab.ActCheck: true, vocab.ActUncheck: true, vocab.ActHover: true, vocab.ActUpload: true}
 	switch s.Action {
-	case ActGoto:
+	case vocab.ActGoto:
 		if s.URL == "" {
 			return errorf(CodeInvalid, "goto needs a URL")
 		}
-	case ActWait:
+	case vocab.ActWait:
 		if len(s.Expect) == 0 {
 			return errorf(CodeInvalid, "wait needs at least one post-condition")
 		}
-	case ActPress:
+	case vocab.ActPress:
 		if s.Key == "" {
 			return errorf(CodeInvalid, "press needs a key")
 		}
-	case ActSelect:
+	case vocab.ActSelect:
 		if len(s.Options) == 0 {
 			return errorf(CodeInvalid, "select needs at least one option")
 		}
-	case ActUpload:
+	case vocab.ActUpload:
 		if len(s.Files) == 0 {
 			return errorf(CodeInvalid, "upload needs at least one file")
 		}
-	case ActClick, ActFill, ActCheck, ActUncheck, ActHover, ActScroll:
+	case vocab.ActClick, vocab.ActFill, vocab.ActCheck, vocab.ActUncheck, vocab.ActHover, vocab.ActScroll:
 	default:
 		return errorf(CodeInvalid, "unknown action %q", s.Action)
 	}
@@ -494,8 +495,8 @@ func implicitChecks(step Step, act *ActResult) []CheckResult {
 		c.Evidence["element"] = *act.Target
 	}
 	switch step.Action {
-	case ActFill:
-		c.Kind, c.Expected, c.Actual = CondValueEquals, step.Value, act.ValueAfter
+	case vocab.ActFill:
+		c.Kind, c.Expected, c.Actual = vocab.CondValueEquals, step.Value, act.ValueAfter
 		if step.Sensitive {
 			c.Expected, c.Actual = redact.Marker, redact.Marker
 		}
@@ -503,19 +504,19 @@ func implicitChecks(step Step, act *ActResult) []CheckResult {
 		if step.Sensitive {
 			c.Evidence["before"] = redact.Marker
 		}
-	case ActSelect:
-		c.Kind, c.Expected, c.Actual = CondValueEquals, strings.Join(step.Options, ", "), strings.Join(act.SelectedAfter, ", ")
+	case vocab.ActSelect:
+		c.Kind, c.Expected, c.Actual = vocab.CondValueEquals, strings.Join(step.Options, ", "), strings.Join(act.SelectedAfter, ", ")
 		c.Evidence["before"] = strings.Join(act.SelectedBefore, ", ")
-	case ActCheck, ActUncheck:
+	case vocab.ActCheck, vocab.ActUncheck:
 		want := "checked"
-		if step.Action == ActUncheck {
+		if step.Action == vocab.ActUncheck {
 			want = "unchecked"
 		}
-		c.Kind, c.Expected, c.Actual = CondElementState, want, map[string]string{"true": "checked", "false": "unchecked", "mixed": "mixed"}[act.CheckedAfter]
+		c.Kind, c.Expected, c.Actual = vocab.CondElementState, want, map[string]string{"true": "checked", "false": "unchecked", "mixed": "mixed"}[act.CheckedAfter]
 		c.Evidence["before"] = act.CheckedBefore
 		c.Evidence["noop"] = act.NoOp
-	case ActUpload:
-		c.Kind, c.Expected, c.Actual = CondValueEquals, fmt.Sprintf("%d file(s)", len(step.Files)), strings.Join(act.Files, ", ")
+	case vocab.ActUpload:
+		c.Kind, c.Expected, c.Actual = vocab.CondValueEquals, fmt.Sprintf("%d file(s)", len(step.Files)), strings.Join(act.Files, ", ")
 	default:
 		return nil
 	}
@@ -537,9 +538,9 @@ func mutatingRequests(rs []Request) []Request {
 
 func needsElement(s Step) bool {
 	switch s.Action {
-	case ActGoto, ActWait, ActPress:
+	case vocab.ActGoto, vocab.ActWait, vocab.ActPress:
 		return false
-	case ActScroll:
+	case vocab.ActScroll:
 		return s.Target != nil
 	}
 	return s.Target != nil
@@ -584,12 +585,12 @@ func (p *Page) reacted(ctx context.Context, before reaction, mark int64, act *Ac
 // with the value it wrote. Those pass with the fill's read-back as evidence
 // instead of a second read; the rest is returned for Verify.
 func coveredByAction(step Step, implicit []CheckResult) (rest []Condition, covered []CheckResult) {
-	if step.Action != ActFill || step.Target == nil || len(implicit) != 1 ||
-		implicit[0].Status != Passed || implicit[0].Kind != CondValueEquals {
+	if step.Action != vocab.ActFill || step.Target == nil || len(implicit) != 1 ||
+		implicit[0].Status != Passed || implicit[0].Kind != vocab.CondValueEquals {
 		return step.Expect, nil
 	}
 	for _, c := range step.Expect {
-		if c.Kind == CondValueEquals && c.Target != nil && reflect.DeepEqual(*c.Target, *step.Target) && c.Value == step.Value {
+		if c.Kind == vocab.CondValueEquals && c.Target != nil && reflect.DeepEqual(*c.Target, *step.Target) && c.Value == step.Value {
 			cr := implicit[0]
 			cr.Evidence = map[string]any{"read_back_by": "fill", "element": implicit[0].Evidence["element"]}
 			covered = append(covered, cr)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/runtime/redact"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 func init() {
@@ -47,9 +48,9 @@ func TestDoFakeSuccessFails(t *testing.T) {
 	if err := p.Goto(ctx, fixtureURL("verify_fake.html")); err != nil {
 		t.Fatal(err)
 	}
-	res, err := p.Do(ctx, Step{Action: ActClick, Target: &Target{Role: "button", Name: "Add"}, Expect: []Condition{
-		{Kind: CondListCountDelta, Target: &Target{CSS: "#todos li"}, Delta: 1, Timeout: time.Second},
-		{Kind: CondTextPresent, Text: "Saved!"},
+	res, err := p.Do(ctx, Step{Action: vocab.ActClick, Target: &Target{Role: "button", Name: "Add"}, Expect: []Condition{
+		{Kind: vocab.CondListCountDelta, Target: &Target{CSS: "#todos li"}, Delta: 1, Timeout: time.Second},
+		{Kind: vocab.CondTextPresent, Text: "Saved!"},
 	}})
 	if err == nil {
 		t.Fatal("fake success passed")
@@ -60,7 +61,7 @@ func TestDoFakeSuccessFails(t *testing.T) {
 	if res.Status != Failed || len(res.Attempts) != 1 {
 		t.Errorf("status %s, attempts %s; want failed after one attempt", res.Status, strategies(res))
 	}
-	lc := check(t, res.Checks, CondListCountDelta)
+	lc := check(t, res.Checks, vocab.CondListCountDelta)
 	if lc.Status != Failed {
 		t.Errorf("list_count_delta = %s, want failed", lc.Status)
 	}
@@ -68,7 +69,7 @@ func TestDoFakeSuccessFails(t *testing.T) {
 	if !strings.Contains(lc.Actual+string(ev), "3") {
 		t.Errorf("list_count_delta evidence lacks the counts: actual %q evidence %s", lc.Actual, ev)
 	}
-	if tp := check(t, res.Checks, CondTextPresent); tp.Status != Passed {
+	if tp := check(t, res.Checks, vocab.CondTextPresent); tp.Status != Passed {
 		t.Errorf("text_present = %s; the toast was shown", tp.Status)
 	}
 	var ee *Error
@@ -85,9 +86,9 @@ func TestDoToastOver500Fails(t *testing.T) {
 	if err := p.Goto(ctx, fixtureURL("run_500.html")); err != nil {
 		t.Fatal(err)
 	}
-	res, err := p.Do(ctx, Step{Action: ActClick, Target: &Target{Role: "button", Name: "Save"}, Expect: []Condition{
-		{Kind: CondTextPresent, Text: "Saved successfully"},
-		{Kind: CondRequestSucceeded, URL: "/api/run/save", Method: "POST"},
+	res, err := p.Do(ctx, Step{Action: vocab.ActClick, Target: &Target{Role: "button", Name: "Save"}, Expect: []Condition{
+		{Kind: vocab.CondTextPresent, Text: "Saved successfully"},
+		{Kind: vocab.CondRequestSucceeded, URL: "/api/run/save", Method: "POST"},
 	}})
 	if !IsCode(err, CodeCheckFailed) {
 		t.Fatalf("err = %v, want check_failed", err)
@@ -95,12 +96,12 @@ func TestDoToastOver500Fails(t *testing.T) {
 	if len(res.Attempts) != 1 {
 		t.Errorf("attempts %s: a step that reached the server must not be repeated", strategies(res))
 	}
-	rs := check(t, res.Checks, CondRequestSucceeded)
+	rs := check(t, res.Checks, vocab.CondRequestSucceeded)
 	ev, _ := json.Marshal(rs.Evidence)
 	if rs.Status != Failed || !strings.Contains(rs.Actual+string(ev), "500") {
 		t.Errorf("request_succeeded = %s actual %q evidence %s; want failed with 500", rs.Status, rs.Actual, ev)
 	}
-	if check(t, res.Checks, CondTextPresent).Status != Passed {
+	if check(t, res.Checks, vocab.CondTextPresent).Status != Passed {
 		t.Error("the toast was shown; text_present should pass on its own")
 	}
 }
@@ -114,9 +115,9 @@ func TestDoFlakyClickHeals(t *testing.T) {
 	if err := p.Goto(ctx, fixtureURL("act_flaky.html")); err != nil {
 		t.Fatal(err)
 	}
-	res, err := p.Do(ctx, Step{Action: ActClick, Target: &Target{Role: "button", Name: "Save"}, Expect: []Condition{
-		{Kind: CondTextAbsent, Text: "unsaved", Timeout: time.Second},
-		{Kind: CondTextPresent, Text: "saved", Target: &Target{CSS: "#status"}, Timeout: time.Second},
+	res, err := p.Do(ctx, Step{Action: vocab.ActClick, Target: &Target{Role: "button", Name: "Save"}, Expect: []Condition{
+		{Kind: vocab.CondTextAbsent, Text: "unsaved", Timeout: time.Second},
+		{Kind: vocab.CondTextPresent, Text: "saved", Target: &Target{CSS: "#status"}, Timeout: time.Second},
 	}})
 	if err != nil {
 		t.Fatalf("flaky click did not heal: %v (attempts %s)", err, strategies(res))
@@ -138,8 +139,8 @@ func TestDoSlowElementWaits(t *testing.T) {
 	if err := p.Goto(ctx, fixtureURL("run_slow.html")); err != nil {
 		t.Fatal(err)
 	}
-	res, err := p.Do(ctx, Step{Action: ActClick, Target: &Target{Role: "button", Name: "Load report"}, Expect: []Condition{
-		{Kind: CondTextPresent, Text: "Report loaded"},
+	res, err := p.Do(ctx, Step{Action: vocab.ActClick, Target: &Target{Role: "button", Name: "Load report"}, Expect: []Condition{
+		{Kind: vocab.CondTextPresent, Text: "Report loaded"},
 	}})
 	if err != nil {
 		t.Fatalf("slow page failed: %v (attempts %s)", err, strategies(res))
@@ -166,8 +167,8 @@ func TestDoIdempotencyGuard(t *testing.T) {
 			landErr = p.evalJSON(ctx, nil, `() => { window.land(); return null; }`)
 		}
 	}))
-	res, err := p.Do(ctx, Step{Action: ActClick, Target: &Target{Role: "button", Name: "Add"}, Expect: []Condition{
-		{Kind: CondListCountDelta, Target: &Target{CSS: "#items li"}, Delta: 1, Timeout: 100 * time.Millisecond},
+	res, err := p.Do(ctx, Step{Action: vocab.ActClick, Target: &Target{Role: "button", Name: "Add"}, Expect: []Condition{
+		{Kind: vocab.CondListCountDelta, Target: &Target{CSS: "#items li"}, Delta: 1, Timeout: 100 * time.Millisecond},
 	}})
 	if landErr != nil {
 		t.Fatal(landErr)
@@ -196,8 +197,8 @@ func TestDoDismissesOverlay(t *testing.T) {
 	if err := p.Goto(ctx, fixtureURL("act_overlay.html")); err != nil {
 		t.Fatal(err)
 	}
-	res, err := p.Do(ctx, Step{Action: ActClick, Target: &Target{Role: "button", Name: "Buy now"}, Expect: []Condition{
-		{Kind: CondTextPresent, Text: "bought", Target: &Target{CSS: "#status"}},
+	res, err := p.Do(ctx, Step{Action: vocab.ActClick, Target: &Target{Role: "button", Name: "Buy now"}, Expect: []Condition{
+		{Kind: vocab.CondTextPresent, Text: "bought", Target: &Target{CSS: "#status"}},
 	}})
 	if err != nil {
 		t.Fatalf("err %v (attempts %s)", err, strategies(res))
@@ -214,11 +215,11 @@ func TestDoValidation(t *testing.T) {
 	ctx := testCtx(t, 10*time.Second)
 	for _, s := range []Step{
 		{Action: "teleport"},
-		{Action: ActClick},
-		{Action: ActGoto},
-		{Action: ActWait},
-		{Action: ActPress},
-		{Action: ActSelect, Target: &Target{CSS: "select"}},
+		{Action: vocab.ActClick},
+		{Action: vocab.ActGoto},
+		{Action: vocab.ActWait},
+		{Action: vocab.ActPress},
+		{Action: vocab.ActSelect, Target: &Target{CSS: "select"}},
 	} {
 		if _, err := p.Do(ctx, s); !IsCode(err, CodeInvalid) {
 			t.Errorf("%+v: err %v, want invalid_step", s, err)
@@ -237,9 +238,9 @@ func TestRunTraceRedactsSecrets(t *testing.T) {
 	p.SetTracer(TracerFunc(func(e Event) { mu.Lock(); events = append(events, e); mu.Unlock() }))
 	const secret = "correct-horse-battery"
 	rr, err := p.Run(ctx, []Step{
-		{Action: ActGoto, URL: fixtureURL("act_form.html"), Expect: []Condition{{Kind: CondURLMatches, Pattern: `act_form\.html$`}}},
-		{Action: ActFill, Target: &Target{Label: "Password"}, Value: secret, Sensitive: true},
-		{Action: ActWait, Expect: []Condition{{Kind: CondTitleMatches, Pattern: "nope-never", Timeout: 200 * time.Millisecond}}, Retry: NoRetry},
+		{Action: vocab.ActGoto, URL: fixtureURL("act_form.html"), Expect: []Condition{{Kind: vocab.CondURLMatches, Pattern: `act_form\.html$`}}},
+		{Action: vocab.ActFill, Target: &Target{Label: "Password"}, Value: secret, Sensitive: true},
+		{Action: vocab.ActWait, Expect: []Condition{{Kind: vocab.CondTitleMatches, Pattern: "nope-never", Timeout: 200 * time.Millisecond}}, Retry: NoRetry},
 	}, RunOptions{})
 	if err == nil || rr.Failed != 2 || rr.Passed {
 		t.Fatalf("run = %+v, %v; want a failure at step 2", rr, err)
@@ -278,8 +279,8 @@ func TestDoFillCoversValueEquals(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := &Target{Label: "Full name"}
-	res, err := p.Do(ctx, Step{Action: ActFill, Target: name, Value: "Ada", Expect: []Condition{
-		{Kind: CondValueEquals, Target: &Target{Label: "Full name"}, Value: "Ada"},
+	res, err := p.Do(ctx, Step{Action: vocab.ActFill, Target: name, Value: "Ada", Expect: []Condition{
+		{Kind: vocab.CondValueEquals, Target: &Target{Label: "Full name"}, Value: "Ada"},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -287,13 +288,13 @@ func TestDoFillCoversValueEquals(t *testing.T) {
 	if len(res.Checks) != 2 || res.Checks[1].Evidence["read_back_by"] != "fill" || res.Checks[1].Actual != "Ada" {
 		t.Fatalf("checks %+v", res.Checks)
 	}
-	res, err = p.Do(ctx, Step{Action: ActFill, Target: name, Value: "Bob", Retry: NoRetry, Expect: []Condition{
-		{Kind: CondValueEquals, Target: &Target{Label: "Email"}, Value: "Bob", Timeout: 200 * time.Millisecond},
+	res, err = p.Do(ctx, Step{Action: vocab.ActFill, Target: name, Value: "Bob", Retry: NoRetry, Expect: []Condition{
+		{Kind: vocab.CondValueEquals, Target: &Target{Label: "Email"}, Value: "Bob", Timeout: 200 * time.Millisecond},
 	}})
 	if err == nil {
 		t.Fatalf("a value_equals on another field passed: %+v", res.Checks)
 	}
-	if c := check(t, res.Checks[1:], CondValueEquals); c.Status != Failed || c.Evidence["read_back_by"] != nil {
+	if c := check(t, res.Checks[1:], vocab.CondValueEquals); c.Status != Failed || c.Evidence["read_back_by"] != nil {
 		t.Errorf("the other field's check was not verified on the page: %+v", c)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/go-rod/rod/lib/proto"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // Select chooses options by their visible label (native options also match
@@ -25,7 +26,7 @@ import (
 // the options present as candidates; a selection that did not take is
 // CodeValueNotApplied.
 func (p *Page) Select(ctx context.Context, el *Element, options []string, opt ActOptions) (*ActResult, error) {
-	a := p.begin(ctx, ActSelect, el, opt)
+	a := p.begin(ctx, vocab.ActSelect, el, opt)
 	if el == nil {
 		return a.end(errorf(CodeInvalid, "%s needs an element", a.res.Action))
 	}

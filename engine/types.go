@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // Target says which element a step acts on. Exactly one locator field
@@ -51,23 +53,8 @@ func (t Target) String() string {
 	return s
 }
 
-// Action names a page step.
-type Action string
-
-// The page actions.
-const (
-	ActGoto    Action = "goto"
-	ActClick   Action = "click"
-	ActFill    Action = "fill"
-	ActSelect  Action = "select"
-	ActCheck   Action = "check"
-	ActUncheck Action = "uncheck"
-	ActPress   Action = "press"
-	ActHover   Action = "hover"
-	ActUpload  Action = "upload"
-	ActScroll  Action = "scroll"
-	ActWait    Action = "wait" // no action: only wait until Expect holds
-)
+// Action names a page step: one of [vocab.Actions] (vocab.ActClick, ...).
+type Action = vocab.Action
 
 // Step is one page action with the post-conditions that prove it worked.
 type Step struct {
@@ -90,23 +77,9 @@ type Step struct {
 	Sensitive bool `json:"sensitive,omitempty"`
 }
 
-// CondKind names a post-condition.
-type CondKind string
-
-// The post-condition kinds.
-const (
-	CondURLMatches       CondKind = "url_matches"
-	CondTitleMatches     CondKind = "title_matches"
-	CondTextPresent      CondKind = "text_present"
-	CondTextAbsent       CondKind = "text_absent"
-	CondElementExists    CondKind = "element_exists"
-	CondElementGone      CondKind = "element_gone"
-	CondValueEquals      CondKind = "value_equals"
-	CondAttributeEquals  CondKind = "attribute_equals"
-	CondElementState     CondKind = "element_state"
-	CondListCountDelta   CondKind = "list_count_delta"
-	CondRequestSucceeded CondKind = "request_succeeded"
-)
+// CondKind names a post-condition: one of [vocab.CondKinds]
+// (vocab.CondURLMatches, ...).
+type CondKind = vocab.CondKind
 
 // Condition is a post-condition checked against the live page.
 type Condition struct {
@@ -120,8 +93,9 @@ type Condition struct {
 	Value string `json:"value,omitempty"`
 	// Attr for attribute_equals.
 	Attr string `json:"attr,omitempty"`
-	// State for element_state: checked, unchecked, enabled, disabled,
-	// expanded, collapsed, selected, visible, hidden, focused.
+	// State for element_state: one of [vocab.States] (checked, unchecked,
+	// enabled, disabled, expanded, collapsed, selected, visible, hidden,
+	// focused).
 	State string `json:"state,omitempty"`
 	// Delta for list_count_delta: matches after minus matches before.
 	Delta int `json:"delta,omitempty"`

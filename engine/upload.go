@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/go-rod/rod/lib/proto"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // Upload sets files (paths on this machine) on a file input with
@@ -19,7 +20,7 @@ import (
 // the input that opened the chooser is used. The input's files are then
 // verified by name.
 func (p *Page) Upload(ctx context.Context, el *Element, files []string, opt ActOptions) (*ActResult, error) {
-	a := p.begin(ctx, ActUpload, el, opt)
+	a := p.begin(ctx, vocab.ActUpload, el, opt)
 	if el == nil {
 		return a.end(errorf(CodeInvalid, "%s needs an element", a.res.Action))
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-rod/rod/lib/cdp"
 	"github.com/macrokit/macrokit-go/runtime/redact"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // Baseline is the page state captured just before an action, against which
@@ -57,7 +58,7 @@ func (b *Baseline) Count(t Target) (int, bool) {
 func (p *Page) Baseline(ctx context.Context, conds []Condition) (*Baseline, error) {
 	b := &Baseline{}
 	for _, c := range conds {
-		if c.Kind != CondListCountDelta || c.Target == nil {
+		if c.Kind != vocab.CondListCountDelta || c.Target == nil {
 			continue
 		}
 		key := c.Target.String()
@@ -178,10 +179,10 @@ func (p *Page) Verify(ctx context.Context, conds []Condition, base *Baseline) []
 	var inPage, network []int
 	for i, c := range conds {
 		switch c.Kind {
-		case CondRequestSucceeded:
+		case vocab.CondRequestSucceeded:
 			network = append(network, i)
-		case CondURLMatches, CondTitleMatches, CondTextPresent, CondTextAbsent, CondElementExists,
-			CondElementGone, CondValueEquals, CondAttributeEquals, CondElementState, CondListCountDelta:
+		case vocab.CondURLMatches, vocab.CondTitleMatches, vocab.CondTextPresent, vocab.CondTextAbsent, vocab.CondElementExists,
+			vocab.CondElementGone, vocab.CondValueEquals, vocab.CondAttributeEquals, vocab.CondElementState, vocab.CondListCountDelta:
 			inPage = append(inPage, i)
 		default:
 			results[i] = unverifiable(c, start, "unknown condition kind %q", c.Kind)
@@ -240,7 +241,7 @@ func expectedOf(c Condition) string {
 			parts = append(parts, kv[0]+"="+strconv.Quote(kv[1]))
 		}
 	}
-	if c.Kind == CondListCountDelta {
+	if c.Kind == vocab.CondListCountDelta {
 		parts = append(parts, "delta="+itoa(c.Delta))
 	}
 	if c.Status != 0 {
@@ -311,7 +312,7 @@ func (p *Page) waitInPage(ctx context.Context, conds []Condition, idx []int, bas
 	for _, i := range idx {
 		c := conds[i]
 		deadline[i] = start.Add(timeoutOf(c))
-		if c.Kind == CondListCountDelta && c.Target != nil {
+		if c.Kind == vocab.CondListCountDelta && c.Target != nil {
 			key := c.Target.String()
 			if base == nil {
 				results[i] = unverifiable(c, start, "no baseline: list_count_delta needs Baseline captured before the action")
@@ -345,7 +346,7 @@ func (p *Page) waitInPage(ctx context.Context, conds []Condition, idx []int, bas
 				Attr: c.Attr, State: c.State, Delta: c.Delta, TimeoutMs: float64(left) / float64(time.Millisecond)}
 			if c.Target != nil {
 				jc[k].TargetDesc = c.Target.String()
-				if c.Kind == CondListCountDelta {
+				if c.Kind == vocab.CondListCountDelta {
 					n := base.Counts[c.Target.String()]
 					jc[k].Before = &n
 				}

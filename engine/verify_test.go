@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/runtime/redact"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 func init() {
@@ -160,117 +161,117 @@ func TestVerifyConditions(t *testing.T) {
 	one := func(n int) *int { return &n }
 	cases := []verifyCase{
 		// url / title
-		{name: "url passes", cond: Condition{Kind: CondURLMatches, Pattern: `verify_basic\.html$`}, want: Passed},
-		{name: "url fails", cond: Condition{Kind: CondURLMatches, Pattern: `/dashboard`, Timeout: verifyShort}, want: Failed,
+		{name: "url passes", cond: Condition{Kind: vocab.CondURLMatches, Pattern: `verify_basic\.html$`}, want: Passed},
+		{name: "url fails", cond: Condition{Kind: vocab.CondURLMatches, Pattern: `/dashboard`, Timeout: verifyShort}, want: Failed,
 			evidence: map[string]string{"url": "~/verify_basic.html"}, actual: "verify_basic.html"},
-		{name: "title passes", cond: Condition{Kind: CondTitleMatches, Pattern: `^Verify basics$`}, want: Passed,
+		{name: "title passes", cond: Condition{Kind: vocab.CondTitleMatches, Pattern: `^Verify basics$`}, want: Passed,
 			evidence: map[string]string{"title": "Verify basics"}},
-		{name: "title fails", cond: Condition{Kind: CondTitleMatches, Pattern: `^Checkout`, Timeout: verifyShort}, want: Failed,
+		{name: "title fails", cond: Condition{Kind: vocab.CondTitleMatches, Pattern: `^Checkout`, Timeout: verifyShort}, want: Failed,
 			evidence: map[string]string{"title": "Verify basics"}},
 
 		// text
-		{name: "text present", cond: Condition{Kind: CondTextPresent, Text: "Welcome back"}, want: Passed,
+		{name: "text present", cond: Condition{Kind: vocab.CondTextPresent, Text: "Welcome back"}, want: Passed,
 			evidence: map[string]string{"found": "~Welcome back, Ada", "element.selector": "#msg"}},
-		{name: "text present regex", cond: Condition{Kind: CondTextPresent, Text: "/welcome BACK, \\w+/i"}, want: Passed,
+		{name: "text present regex", cond: Condition{Kind: vocab.CondTextPresent, Text: "/welcome BACK, \\w+/i"}, want: Passed,
 			evidence: map[string]string{"found": "~Welcome back, Ada"}},
-		{name: "text present within", cond: Condition{Kind: CondTextPresent, Text: "Banana", Target: verifyCSS("#items")}, want: Passed,
+		{name: "text present within", cond: Condition{Kind: vocab.CondTextPresent, Text: "Banana", Target: verifyCSS("#items")}, want: Passed,
 			evidence: map[string]string{"element.tag": "li"}},
-		{name: "text present in shadow root", cond: Condition{Kind: CondTextPresent, Text: "Shadow greeting"}, want: Passed,
+		{name: "text present in shadow root", cond: Condition{Kind: vocab.CondTextPresent, Text: "Shadow greeting"}, want: Passed,
 			evidence: map[string]string{"element.tag": "p", "element.selector": "~#greet"}},
-		{name: "text present in iframe", cond: Condition{Kind: CondTextPresent, Text: "Framed hello"}, want: Passed,
+		{name: "text present in iframe", cond: Condition{Kind: vocab.CondTextPresent, Text: "Framed hello"}, want: Passed,
 			evidence: map[string]string{"element.frame": "~fr"}},
-		{name: "text present fails with nearest", cond: Condition{Kind: CondTextPresent, Text: "Welcome bak, Ada", Timeout: verifyShort}, want: Failed,
+		{name: "text present fails with nearest", cond: Condition{Kind: vocab.CondTextPresent, Text: "Welcome bak, Ada", Timeout: verifyShort}, want: Failed,
 			evidence: map[string]string{"nearest.0.text": "Welcome back, Ada"}, actual: "not found"},
-		{name: "hidden text is not present", cond: Condition{Kind: CondTextPresent, Text: "Invisible words", Timeout: verifyShort}, want: Failed},
-		{name: "text present within missing target", cond: Condition{Kind: CondTextPresent, Text: "Banana", Target: verifyCSS("#nope"), Timeout: verifyShort}, want: Failed,
+		{name: "hidden text is not present", cond: Condition{Kind: vocab.CondTextPresent, Text: "Invisible words", Timeout: verifyShort}, want: Failed},
+		{name: "text present within missing target", cond: Condition{Kind: vocab.CondTextPresent, Text: "Banana", Target: verifyCSS("#nope"), Timeout: verifyShort}, want: Failed,
 			actual: "target not found"},
-		{name: "text absent", cond: Condition{Kind: CondTextAbsent, Text: "Goodbye"}, want: Passed},
-		{name: "hidden text is absent", cond: Condition{Kind: CondTextAbsent, Text: "Invisible words"}, want: Passed},
-		{name: "text absent fails", cond: Condition{Kind: CondTextAbsent, Text: "Cherry", Timeout: verifyShort}, want: Failed,
+		{name: "text absent", cond: Condition{Kind: vocab.CondTextAbsent, Text: "Goodbye"}, want: Passed},
+		{name: "hidden text is absent", cond: Condition{Kind: vocab.CondTextAbsent, Text: "Invisible words"}, want: Passed},
+		{name: "text absent fails", cond: Condition{Kind: vocab.CondTextAbsent, Text: "Cherry", Timeout: verifyShort}, want: Failed,
 			evidence: map[string]string{"found": "~Cherry", "element.tag": "li"}},
-		{name: "text absent within", cond: Condition{Kind: CondTextAbsent, Text: "Welcome", Target: verifyCSS("#items")}, want: Passed},
+		{name: "text absent within", cond: Condition{Kind: vocab.CondTextAbsent, Text: "Welcome", Target: verifyCSS("#items")}, want: Passed},
 
 		// elements
-		{name: "exists", cond: Condition{Kind: CondElementExists, Target: verifyCSS("#items li")}, want: Passed,
+		{name: "exists", cond: Condition{Kind: vocab.CondElementExists, Target: verifyCSS("#items li")}, want: Passed,
 			evidence: map[string]string{"count": "3", "element.tag": "li"}},
-		{name: "exists nth", cond: Condition{Kind: CondElementExists, Target: &Target{CSS: "#items li", Nth: one(2)}}, want: Passed},
-		{name: "exists in shadow root", cond: Condition{Kind: CondElementExists, Target: &Target{Role: "button", Name: "Inner"}}, want: Passed},
-		{name: "exists fails", cond: Condition{Kind: CondElementExists, Target: verifyCSS(".nope"), Timeout: verifyShort}, want: Failed,
+		{name: "exists nth", cond: Condition{Kind: vocab.CondElementExists, Target: &Target{CSS: "#items li", Nth: one(2)}}, want: Passed},
+		{name: "exists in shadow root", cond: Condition{Kind: vocab.CondElementExists, Target: &Target{Role: "button", Name: "Inner"}}, want: Passed},
+		{name: "exists fails", cond: Condition{Kind: vocab.CondElementExists, Target: verifyCSS(".nope"), Timeout: verifyShort}, want: Failed,
 			evidence: map[string]string{"count": "0"}, actual: "no match"},
-		{name: "exists nth out of range", cond: Condition{Kind: CondElementExists, Target: &Target{CSS: "#items li", Nth: one(5)}, Timeout: verifyShort}, want: Failed},
-		{name: "gone", cond: Condition{Kind: CondElementGone, Target: verifyCSS(".nope")}, want: Passed},
-		{name: "gone fails", cond: Condition{Kind: CondElementGone, Target: verifyCSS("#items li"), Timeout: verifyShort}, want: Failed,
+		{name: "exists nth out of range", cond: Condition{Kind: vocab.CondElementExists, Target: &Target{CSS: "#items li", Nth: one(5)}, Timeout: verifyShort}, want: Failed},
+		{name: "gone", cond: Condition{Kind: vocab.CondElementGone, Target: verifyCSS(".nope")}, want: Passed},
+		{name: "gone fails", cond: Condition{Kind: vocab.CondElementGone, Target: verifyCSS("#items li"), Timeout: verifyShort}, want: Failed,
 			evidence: map[string]string{"count": "3", "element.tag": "li"}},
 
 		// values and attributes
-		{name: "value", cond: Condition{Kind: CondValueEquals, Target: &Target{Label: "Email"}, Value: "ada@example.com"}, want: Passed,
+		{name: "value", cond: Condition{Kind: vocab.CondValueEquals, Target: &Target{Label: "Email"}, Value: "ada@example.com"}, want: Passed,
 			evidence: map[string]string{"value": "ada@example.com", "element.selector": "#email"}},
-		{name: "value after fill", cond: Condition{Kind: CondValueEquals, Target: &Target{Label: "Email"}, Value: "grace@example.com"}, want: Passed,
+		{name: "value after fill", cond: Condition{Kind: vocab.CondValueEquals, Target: &Target{Label: "Email"}, Value: "grace@example.com"}, want: Passed,
 			action: `() => later(100, () => { const e = document.getElementById('email'); e.value = 'grace@example.com'; e.dispatchEvent(new Event('input', {bubbles: true})); })`},
-		{name: "value fails", cond: Condition{Kind: CondValueEquals, Target: &Target{Label: "Email"}, Value: "bob@example.com", Timeout: verifyShort}, want: Failed,
+		{name: "value fails", cond: Condition{Kind: vocab.CondValueEquals, Target: &Target{Label: "Email"}, Value: "bob@example.com", Timeout: verifyShort}, want: Failed,
 			evidence: map[string]string{"value": "ada@example.com"}, actual: "ada@example.com"},
-		{name: "select value by label", cond: Condition{Kind: CondValueEquals, Target: &Target{Label: "Country"}, Value: "Canada"}, want: Passed,
+		{name: "select value by label", cond: Condition{Kind: vocab.CondValueEquals, Target: &Target{Label: "Country"}, Value: "Canada"}, want: Passed,
 			evidence: map[string]string{"value": "ca", "label": "Canada"}},
-		{name: "select value", cond: Condition{Kind: CondValueEquals, Target: &Target{Label: "Country"}, Value: "ca"}, want: Passed},
-		{name: "password value is masked", cond: Condition{Kind: CondValueEquals, Target: &Target{Label: "Password"}, Value: "nope", Timeout: verifyShort}, want: Failed,
+		{name: "select value", cond: Condition{Kind: vocab.CondValueEquals, Target: &Target{Label: "Country"}, Value: "ca"}, want: Passed},
+		{name: "password value is masked", cond: Condition{Kind: vocab.CondValueEquals, Target: &Target{Label: "Password"}, Value: "nope", Timeout: verifyShort}, want: Failed,
 			evidence: map[string]string{"value": "[password: 7 chars]"}},
-		{name: "value of ambiguous target", cond: Condition{Kind: CondValueEquals, Target: verifyCSS("input[type=checkbox]"), Value: "on", Timeout: verifyShort}, want: Failed,
+		{name: "value of ambiguous target", cond: Condition{Kind: vocab.CondValueEquals, Target: verifyCSS("input[type=checkbox]"), Value: "on", Timeout: verifyShort}, want: Failed,
 			evidence: map[string]string{"count": "2", "candidates": "~#terms"}, actual: "ambiguous"},
-		{name: "value of missing target", cond: Condition{Kind: CondValueEquals, Target: verifyCSS("#nope"), Value: "x", Timeout: verifyShort}, want: Failed,
+		{name: "value of missing target", cond: Condition{Kind: vocab.CondValueEquals, Target: verifyCSS("#nope"), Value: "x", Timeout: verifyShort}, want: Failed,
 			evidence: map[string]string{"count": "0"}, actual: "no element"},
-		{name: "attribute", cond: Condition{Kind: CondAttributeEquals, Target: verifyCSS("#link"), Attr: "data-state", Value: "idle"}, want: Passed},
-		{name: "attribute changes", cond: Condition{Kind: CondAttributeEquals, Target: verifyCSS("#link"), Attr: "data-state", Value: "busy"}, want: Passed,
+		{name: "attribute", cond: Condition{Kind: vocab.CondAttributeEquals, Target: verifyCSS("#link"), Attr: "data-state", Value: "idle"}, want: Passed},
+		{name: "attribute changes", cond: Condition{Kind: vocab.CondAttributeEquals, Target: verifyCSS("#link"), Attr: "data-state", Value: "busy"}, want: Passed,
 			action: `() => later(100, () => document.getElementById('link').dataset.state = 'busy')`},
-		{name: "attribute fails", cond: Condition{Kind: CondAttributeEquals, Target: verifyCSS("#link"), Attr: "data-state", Value: "busy", Timeout: verifyShort}, want: Failed,
+		{name: "attribute fails", cond: Condition{Kind: vocab.CondAttributeEquals, Target: verifyCSS("#link"), Attr: "data-state", Value: "busy", Timeout: verifyShort}, want: Failed,
 			evidence: map[string]string{"value": "idle"}, actual: `data-state="idle"`},
-		{name: "attribute absent", cond: Condition{Kind: CondAttributeEquals, Target: verifyCSS("#link"), Attr: "aria-busy", Value: "true", Timeout: verifyShort}, want: Failed,
+		{name: "attribute absent", cond: Condition{Kind: vocab.CondAttributeEquals, Target: verifyCSS("#link"), Attr: "aria-busy", Value: "true", Timeout: verifyShort}, want: Failed,
 			actual: "absent"},
 
 		// states
-		{name: "checked", cond: Condition{Kind: CondElementState, Target: verifyCSS("#news"), State: "checked"}, want: Passed},
-		{name: "checked fails", cond: Condition{Kind: CondElementState, Target: verifyCSS("#terms"), State: "checked", Timeout: verifyShort}, want: Failed,
+		{name: "checked", cond: Condition{Kind: vocab.CondElementState, Target: verifyCSS("#news"), State: "checked"}, want: Passed},
+		{name: "checked fails", cond: Condition{Kind: vocab.CondElementState, Target: verifyCSS("#terms"), State: "checked", Timeout: verifyShort}, want: Failed,
 			evidence: map[string]string{"state": "unchecked", "element.selector": "#terms"}},
-		{name: "checked after click", cond: Condition{Kind: CondElementState, Target: &Target{Label: "Accept terms"}, State: "checked"}, want: Passed,
+		{name: "checked after click", cond: Condition{Kind: vocab.CondElementState, Target: &Target{Label: "Accept terms"}, State: "checked"}, want: Passed,
 			action: `() => later(50, () => document.getElementById('terms').click())`},
-		{name: "unchecked", cond: Condition{Kind: CondElementState, Target: verifyCSS("#terms"), State: "unchecked"}, want: Passed},
-		{name: "disabled", cond: Condition{Kind: CondElementState, Target: verifyCSS("#save"), State: "disabled"}, want: Passed},
-		{name: "enabled", cond: Condition{Kind: CondElementState, Target: verifyCSS("#go"), State: "enabled"}, want: Passed},
-		{name: "enabled fails", cond: Condition{Kind: CondElementState, Target: verifyCSS("#save"), State: "enabled", Timeout: verifyShort}, want: Failed,
+		{name: "unchecked", cond: Condition{Kind: vocab.CondElementState, Target: verifyCSS("#terms"), State: "unchecked"}, want: Passed},
+		{name: "disabled", cond: Condition{Kind: vocab.CondElementState, Target: verifyCSS("#save"), State: "disabled"}, want: Passed},
+		{name: "enabled", cond: Condition{Kind: vocab.CondElementState, Target: verifyCSS("#go"), State: "enabled"}, want: Passed},
+		{name: "enabled fails", cond: Condition{Kind: vocab.CondElementState, Target: verifyCSS("#save"), State: "enabled", Timeout: verifyShort}, want: Failed,
 			evidence: map[string]string{"state": "disabled"}},
-		{name: "collapsed", cond: Condition{Kind: CondElementState, Target: verifyCSS("#menu"), State: "collapsed"}, want: Passed},
-		{name: "expanded after click", cond: Condition{Kind: CondElementState, Target: &Target{Role: "button", Name: "Menu"}, State: "expanded"}, want: Passed,
+		{name: "collapsed", cond: Condition{Kind: vocab.CondElementState, Target: verifyCSS("#menu"), State: "collapsed"}, want: Passed},
+		{name: "expanded after click", cond: Condition{Kind: vocab.CondElementState, Target: &Target{Role: "button", Name: "Menu"}, State: "expanded"}, want: Passed,
 			action: `() => later(50, () => document.getElementById('menu').click())`},
-		{name: "details expanded", cond: Condition{Kind: CondElementState, Target: verifyCSS("#more"), State: "expanded"}, want: Passed,
+		{name: "details expanded", cond: Condition{Kind: vocab.CondElementState, Target: verifyCSS("#more"), State: "expanded"}, want: Passed,
 			action: `() => later(50, () => document.getElementById('more').open = true)`},
-		{name: "selected", cond: Condition{Kind: CondElementState, Target: &Target{Role: "tab", Name: "Tab A"}, State: "selected"}, want: Passed},
-		{name: "selected fails", cond: Condition{Kind: CondElementState, Target: &Target{Role: "tab", Name: "Tab B"}, State: "selected", Timeout: verifyShort}, want: Failed,
+		{name: "selected", cond: Condition{Kind: vocab.CondElementState, Target: &Target{Role: "tab", Name: "Tab A"}, State: "selected"}, want: Passed},
+		{name: "selected fails", cond: Condition{Kind: vocab.CondElementState, Target: &Target{Role: "tab", Name: "Tab B"}, State: "selected", Timeout: verifyShort}, want: Failed,
 			evidence: map[string]string{"state": "aria-selected=false"}},
-		{name: "visible", cond: Condition{Kind: CondElementState, Target: verifyCSS("#msg"), State: "visible"}, want: Passed},
-		{name: "hidden", cond: Condition{Kind: CondElementState, Target: verifyCSS("#hid"), State: "hidden"}, want: Passed},
-		{name: "hidden when absent", cond: Condition{Kind: CondElementState, Target: verifyCSS("#nope"), State: "hidden"}, want: Passed},
-		{name: "hidden fails", cond: Condition{Kind: CondElementState, Target: verifyCSS("#msg"), State: "hidden", Timeout: verifyShort}, want: Failed},
-		{name: "focused", cond: Condition{Kind: CondElementState, Target: &Target{Label: "Email"}, State: "focused"}, want: Passed,
+		{name: "visible", cond: Condition{Kind: vocab.CondElementState, Target: verifyCSS("#msg"), State: "visible"}, want: Passed},
+		{name: "hidden", cond: Condition{Kind: vocab.CondElementState, Target: verifyCSS("#hid"), State: "hidden"}, want: Passed},
+		{name: "hidden when absent", cond: Condition{Kind: vocab.CondElementState, Target: verifyCSS("#nope"), State: "hidden"}, want: Passed},
+		{name: "hidden fails", cond: Condition{Kind: vocab.CondElementState, Target: verifyCSS("#msg"), State: "hidden", Timeout: verifyShort}, want: Failed},
+		{name: "focused", cond: Condition{Kind: vocab.CondElementState, Target: &Target{Label: "Email"}, State: "focused"}, want: Passed,
 			action: `() => later(50, () => document.getElementById('email').focus())`},
-		{name: "focused fails", cond: Condition{Kind: CondElementState, Target: verifyCSS("#go"), State: "focused", Timeout: verifyShort}, want: Failed,
+		{name: "focused fails", cond: Condition{Kind: vocab.CondElementState, Target: verifyCSS("#go"), State: "focused", Timeout: verifyShort}, want: Failed,
 			evidence: map[string]string{"state": "~focus is on"}},
 
 		// list counts
-		{name: "count delta", cond: Condition{Kind: CondListCountDelta, Target: verifyCSS("#items li"), Delta: 1}, want: Passed,
+		{name: "count delta", cond: Condition{Kind: vocab.CondListCountDelta, Target: verifyCSS("#items li"), Delta: 1}, want: Passed,
 			action:   `() => addItem(100)`,
 			evidence: map[string]string{"before": "3", "after": "4", "delta": "1"}},
-		{name: "count delta fails", cond: Condition{Kind: CondListCountDelta, Target: verifyCSS("#items li"), Delta: 1, Timeout: verifyShort}, want: Failed,
+		{name: "count delta fails", cond: Condition{Kind: vocab.CondListCountDelta, Target: verifyCSS("#items li"), Delta: 1, Timeout: verifyShort}, want: Failed,
 			evidence: map[string]string{"before": "3", "after": "3", "delta": "0", "want_delta": "1"}, actual: "before=3 after=3"},
-		{name: "count delta negative", cond: Condition{Kind: CondListCountDelta, Target: verifyCSS("#items li"), Delta: -1}, want: Passed,
+		{name: "count delta negative", cond: Condition{Kind: vocab.CondListCountDelta, Target: verifyCSS("#items li"), Delta: -1}, want: Passed,
 			action: `() => later(50, () => document.querySelector('#items li').remove())`},
 
 		// unverifiable: the check cannot be evaluated
-		{name: "invalid url regex", cond: Condition{Kind: CondURLMatches, Pattern: `(`}, want: Unverifiable, actual: "invalid regular expression"},
-		{name: "invalid text regex", cond: Condition{Kind: CondTextPresent, Text: `/[a-/`}, want: Unverifiable},
-		{name: "unknown state", cond: Condition{Kind: CondElementState, Target: verifyCSS("#go"), State: "shiny"}, want: Unverifiable, actual: "unknown state"},
-		{name: "state the element does not have", cond: Condition{Kind: CondElementState, Target: verifyCSS("#plain"), State: "unchecked"}, want: Unverifiable,
+		{name: "invalid url regex", cond: Condition{Kind: vocab.CondURLMatches, Pattern: `(`}, want: Unverifiable, actual: "invalid regular expression"},
+		{name: "invalid text regex", cond: Condition{Kind: vocab.CondTextPresent, Text: `/[a-/`}, want: Unverifiable},
+		{name: "unknown state", cond: Condition{Kind: vocab.CondElementState, Target: verifyCSS("#go"), State: "shiny"}, want: Unverifiable, actual: "unknown state"},
+		{name: "state the element does not have", cond: Condition{Kind: vocab.CondElementState, Target: verifyCSS("#plain"), State: "unchecked"}, want: Unverifiable,
 			actual: "no checked state"},
-		{name: "invalid target", cond: Condition{Kind: CondElementExists, Target: &Target{CSS: "p", Role: "button"}}, want: Unverifiable, actual: "invalid target"},
-		{name: "missing target", cond: Condition{Kind: CondValueEquals, Value: "x"}, want: Unverifiable},
+		{name: "invalid target", cond: Condition{Kind: vocab.CondElementExists, Target: &Target{CSS: "p", Role: "button"}}, want: Unverifiable, actual: "invalid target"},
+		{name: "missing target", cond: Condition{Kind: vocab.CondValueEquals, Value: "x"}, want: Unverifiable},
 		{name: "unknown kind", cond: Condition{Kind: "smells_right"}, want: Unverifiable},
 	}
 	p := verifyOpen(t, "verify_basic.html")
@@ -308,8 +309,8 @@ func TestVerifyFakeSuccess(t *testing.T) {
 	p := verifyOpen(t, "verify_fake.html")
 	ctx := testCtx(t, 20*time.Second)
 	conds := []Condition{
-		{Kind: CondTextPresent, Text: "Saved"},
-		{Kind: CondListCountDelta, Target: verifyCSS("#todos li"), Delta: 1, Timeout: time.Second},
+		{Kind: vocab.CondTextPresent, Text: "Saved"},
+		{Kind: vocab.CondListCountDelta, Target: verifyCSS("#todos li"), Delta: 1, Timeout: time.Second},
 	}
 	base, err := p.Baseline(ctx, conds)
 	if err != nil {
@@ -334,10 +335,10 @@ func TestVerifySlowElement(t *testing.T) {
 	p := verifyOpen(t, "verify_slow.html")
 	ctx := testCtx(t, 20*time.Second)
 	conds := []Condition{
-		{Kind: CondElementExists, Target: verifyCSS("#late"), Timeout: 4 * time.Second},
-		{Kind: CondTextPresent, Text: "Report ready", Timeout: 4 * time.Second},
-		{Kind: CondElementGone, Target: verifyCSS("#state"), Timeout: 4 * time.Second},
-		{Kind: CondTextAbsent, Text: "Loading", Timeout: 4 * time.Second},
+		{Kind: vocab.CondElementExists, Target: verifyCSS("#late"), Timeout: 4 * time.Second},
+		{Kind: vocab.CondTextPresent, Text: "Report ready", Timeout: 4 * time.Second},
+		{Kind: vocab.CondElementGone, Target: verifyCSS("#state"), Timeout: 4 * time.Second},
+		{Kind: vocab.CondTextAbsent, Text: "Loading", Timeout: 4 * time.Second},
 	}
 	base, err := p.Baseline(ctx, conds)
 	if err != nil {
@@ -360,10 +361,10 @@ func TestVerifyAcrossNavigation(t *testing.T) {
 	p := verifyOpen(t, "verify_nav.html")
 	ctx := testCtx(t, 20*time.Second)
 	conds := []Condition{
-		{Kind: CondURLMatches, Pattern: `/api/verify/slowpage\?ms=300&q=hello$`},
-		{Kind: CondTitleMatches, Pattern: `^Results$`},
-		{Kind: CondTextPresent, Text: `Thanks for searching "hello"`},
-		{Kind: CondElementExists, Target: &Target{Role: "heading", Name: "Results"}},
+		{Kind: vocab.CondURLMatches, Pattern: `/api/verify/slowpage\?ms=300&q=hello$`},
+		{Kind: vocab.CondTitleMatches, Pattern: `^Results$`},
+		{Kind: vocab.CondTextPresent, Text: `Thanks for searching "hello"`},
+		{Kind: vocab.CondElementExists, Target: &Target{Role: "heading", Name: "Results"}},
 	}
 	base, err := p.Baseline(ctx, conds)
 	if err != nil {
@@ -402,18 +403,18 @@ func TestVerifyEventDriven(t *testing.T) {
 		action string
 		cond   Condition
 	}{
-		{"shadow root text", `() => shadowSay(100, 'Shadow farewell')`, Condition{Kind: CondTextPresent, Text: "Shadow farewell"}},
-		{"iframe text", `() => frameSay(100, 'Framed goodbye')`, Condition{Kind: CondTextPresent, Text: "Framed goodbye"}},
-		{"pushState url", `() => pushURL(100, '/verify_basic.html?tab=2')`, Condition{Kind: CondURLMatches, Pattern: `tab=2$`}},
-		{"list in the page", `() => addItem(100, 'Elderberry')`, Condition{Kind: CondTextPresent, Text: "Elderberry", Target: verifyCSS("#items")}},
-		{"title", `() => later(100, () => document.title = 'Orders (1)')`, Condition{Kind: CondTitleMatches, Pattern: `\(1\)$`}},
+		{"shadow root text", `() => shadowSay(100, 'Shadow farewell')`, Condition{Kind: vocab.CondTextPresent, Text: "Shadow farewell"}},
+		{"iframe text", `() => frameSay(100, 'Framed goodbye')`, Condition{Kind: vocab.CondTextPresent, Text: "Framed goodbye"}},
+		{"pushState url", `() => pushURL(100, '/verify_basic.html?tab=2')`, Condition{Kind: vocab.CondURLMatches, Pattern: `tab=2$`}},
+		{"list in the page", `() => addItem(100, 'Elderberry')`, Condition{Kind: vocab.CondTextPresent, Text: "Elderberry", Target: verifyCSS("#items")}},
+		{"title", `() => later(100, () => document.title = 'Orders (1)')`, Condition{Kind: vocab.CondTitleMatches, Pattern: `\(1\)$`}},
 		// Property changes without any DOM mutation: seen through events.
 		{"value + input event", `() => later(100, () => { const e = document.getElementById('email'); e.value = 'x@y.z'; e.dispatchEvent(new Event('input', {bubbles: true})); })`,
-			Condition{Kind: CondValueEquals, Target: &Target{Label: "Email"}, Value: "x@y.z"}},
+			Condition{Kind: vocab.CondValueEquals, Target: &Target{Label: "Email"}, Value: "x@y.z"}},
 		{"checkbox click", `() => later(100, () => document.getElementById('terms').click())`,
-			Condition{Kind: CondElementState, Target: verifyCSS("#terms"), State: "checked"}},
+			Condition{Kind: vocab.CondElementState, Target: verifyCSS("#terms"), State: "checked"}},
 		{"focus", `() => later(100, () => document.getElementById('go').focus())`,
-			Condition{Kind: CondElementState, Target: verifyCSS("#go"), State: "focused"}},
+			Condition{Kind: vocab.CondElementState, Target: verifyCSS("#go"), State: "focused"}},
 	}
 	p := verifyOpen(t, "verify_basic.html")
 	for _, tc := range cases {
@@ -449,7 +450,7 @@ func TestVerifyDelayedEffect(t *testing.T) {
 	t.Parallel()
 	p := verifyOpen(t, "verify_async.html")
 	ctx := testCtx(t, 20*time.Second)
-	conds := []Condition{{Kind: CondTextPresent, Text: "Done 1", Target: verifyCSS("#status")}}
+	conds := []Condition{{Kind: vocab.CondTextPresent, Text: "Done 1", Target: verifyCSS("#status")}}
 	base, err := p.Baseline(ctx, conds)
 	if err != nil {
 		t.Fatal(err)
@@ -469,11 +470,11 @@ func TestVerifyMany(t *testing.T) {
 	p := verifyOpen(t, "verify_basic.html")
 	ctx := testCtx(t, 20*time.Second)
 	conds := []Condition{
-		{Kind: CondTextPresent, Text: "Welcome back"},
-		{Kind: CondElementExists, Target: verifyCSS(".never"), Timeout: 200 * time.Millisecond},
-		{Kind: CondListCountDelta, Target: verifyCSS("#items li"), Delta: 2},
-		{Kind: CondURLMatches, Pattern: `(`},
-		{Kind: CondTextPresent, Text: "Fig"},
+		{Kind: vocab.CondTextPresent, Text: "Welcome back"},
+		{Kind: vocab.CondElementExists, Target: verifyCSS(".never"), Timeout: 200 * time.Millisecond},
+		{Kind: vocab.CondListCountDelta, Target: verifyCSS("#items li"), Delta: 2},
+		{Kind: vocab.CondURLMatches, Pattern: `(`},
+		{Kind: vocab.CondTextPresent, Text: "Fig"},
 	}
 	base, err := p.Baseline(ctx, conds)
 	if err != nil {
@@ -500,13 +501,13 @@ func TestVerifyMany(t *testing.T) {
 func TestVerifyUnverifiable(t *testing.T) {
 	t.Parallel()
 	conds := []Condition{
-		{Kind: CondTextPresent, Text: "Welcome back"},
-		{Kind: CondRequestSucceeded, URL: "/api/verify/ok"},
+		{Kind: vocab.CondTextPresent, Text: "Welcome back"},
+		{Kind: vocab.CondRequestSucceeded, URL: "/api/verify/ok"},
 	}
 	t.Run("no baseline for a list count", func(t *testing.T) {
 		p := verifyOpen(t, "verify_basic.html")
 		ctx := testCtx(t, 10*time.Second)
-		c := []Condition{{Kind: CondListCountDelta, Target: verifyCSS("#items li"), Delta: 0}}
+		c := []Condition{{Kind: vocab.CondListCountDelta, Target: verifyCSS("#items li"), Delta: 0}}
 		r := p.Verify(ctx, c, nil)
 		if r[0].Status != Unverifiable || AllPassed(r) {
 			t.Fatalf("%s", verifyDump(r[0]))
@@ -522,7 +523,7 @@ func TestVerifyUnverifiable(t *testing.T) {
 	t.Run("baseline count failed", func(t *testing.T) {
 		p := verifyOpen(t, "verify_basic.html")
 		ctx := testCtx(t, 10*time.Second)
-		c := []Condition{{Kind: CondListCountDelta, Target: &Target{CSS: "li", Role: "listitem"}, Delta: 0}}
+		c := []Condition{{Kind: vocab.CondListCountDelta, Target: &Target{CSS: "li", Role: "listitem"}, Delta: 0}}
 		base, err := p.Baseline(ctx, c)
 		if err != nil {
 			t.Fatal(err)
@@ -562,7 +563,7 @@ func TestVerifyUnverifiable(t *testing.T) {
 		p := verifyOpen(t, "verify_basic.html")
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
-		res := p.Verify(ctx, []Condition{{Kind: CondTextPresent, Text: "never there"}}, nil)
+		res := p.Verify(ctx, []Condition{{Kind: vocab.CondTextPresent, Text: "never there"}}, nil)
 		if res[0].Status != Unverifiable {
 			t.Fatalf("%s", verifyDump(res[0]))
 		}
@@ -582,9 +583,9 @@ func TestVerifyRedactsSecrets(t *testing.T) {
 	p.AddSecret("ada@example.com")
 	p.AddSecret("Ada")
 	conds := []Condition{
-		{Kind: CondValueEquals, Target: &Target{Label: "Email"}, Value: "ada@example.com"},
-		{Kind: CondValueEquals, Target: &Target{Label: "Email"}, Value: "x", Timeout: verifyShort},
-		{Kind: CondTextPresent, Text: "Welcome back"},
+		{Kind: vocab.CondValueEquals, Target: &Target{Label: "Email"}, Value: "ada@example.com"},
+		{Kind: vocab.CondValueEquals, Target: &Target{Label: "Email"}, Value: "x", Timeout: verifyShort},
+		{Kind: vocab.CondTextPresent, Text: "Welcome back"},
 	}
 	res := p.Verify(ctx, conds, nil)
 	if res[0].Status != Passed || res[1].Status != Failed || res[2].Status != Passed {
@@ -635,8 +636,8 @@ func TestAllPassed(t *testing.T) {
 func BenchmarkVerifyAsyncEffect(b *testing.B) {
 	benchVerify(b, `(n) => load(100)`, func(n int) []Condition {
 		return []Condition{
-			{Kind: CondTextPresent, Text: "Loaded " + itoa(n), Target: verifyCSS("#status")},
-			{Kind: CondRequestSucceeded, URL: "/api/verify/slow", Method: "GET"},
+			{Kind: vocab.CondTextPresent, Text: "Loaded " + itoa(n), Target: verifyCSS("#status")},
+			{Kind: vocab.CondRequestSucceeded, URL: "/api/verify/slow", Method: "GET"},
 		}
 	})
 }
@@ -646,7 +647,7 @@ func BenchmarkVerifyAsyncEffect(b *testing.B) {
 // see overhead-ms.
 func BenchmarkVerifyDelayedEffect(b *testing.B) {
 	benchVerify(b, `(n) => delay(300)`, func(n int) []Condition {
-		return []Condition{{Kind: CondTextPresent, Text: "Done " + itoa(n), Target: verifyCSS("#status")}}
+		return []Condition{{Kind: vocab.CondTextPresent, Text: "Done " + itoa(n), Target: verifyCSS("#status")}}
 	})
 }
 

@@ -1,11 +1,3 @@
-// Package gen compiles checked macro specs (package spec) into a typed Go
-// package: per macro a params struct, a result struct, the JSON Schemas, a
-// handler whose steps are straight-line Go calling package runtime and
-// engine, and a *runtime.Macro constructor; plus registry.go listing them.
-//
-// Generate is a pure function of the spec set: it does no I/O, its output
-// does not depend on the order of the specs, and every file is gofmt'd and
-// starts with Header. Go code is built with github.com/dave/jennifer.
 package gen
 
 import (
@@ -45,6 +37,7 @@ type Options struct {
 const (
 	pkgRuntime = "github.com/macrokit/macrokit-go/runtime"
 	pkgEngine  = "github.com/macrokit/macrokit-go/engine"
+	pkgVocab   = "github.com/macrokit/macrokit-go/runtime/vocab"
 	pkgJSON    = "encoding/json"
 	pkgContext = "context"
 	pkgStrconv = "strconv"

@@ -76,6 +76,30 @@ func loadCase(t testing.TB, dir string) (*spec.Set, spec.Diagnostics) {
 	return spec.LoadFiles(files, spec.Options{Primitives: testPrimitives, Refdata: filepath.Join(dir, "refdata")})
 }
 
+// parseAlone parses each spec of an invalid case on its own: whatever a
+// file holds, spec.ParseFile reports it and does not panic.
+func parseAlone(t *testing.T, dir string) {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "macros.d", "*.y*ml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("spec.ParseFile(%s) panics: %v", p, r)
+				}
+			}()
+			spec.ParseFile(p, data)
+		}()
+	}
+}
+
 // generateCase loads and generates a case: files, or the diagnostics text.
 func generateCase(t testing.TB, dir string) (map[string][]byte, string) {
 	set, diags := loadCase(t, dir)
@@ -89,12 +113,14 @@ func generateCase(t testing.TB, dir string) (map[string][]byte, string) {
 	return files, ""
 }
 
-// TestGolden runs every case of golden/: valid cases must generate exactly
-// want/*.go (and compile and vet, unless -short), invalid ones must report
-// exactly want.err. Run `go test ./gen -run TestGolden -update` to rewrite.
+// TestGolden runs every case of golden/, the compiler's one corpus: valid
+// cases must generate exactly want/*.go (and compile and vet, unless
+// -short), invalid ones (invalid_*) must report exactly want.err, the
+// diagnostics of spec.LoadFiles and Generate. Run
+// `go test ./gen -run TestGolden -update` to rewrite.
 func TestGolden(t *testing.T) {
 	cases := goldenCases(t)
-	if len(cases) < 10 {
+	if len(cases) < 40 {
 		t.Fatalf("only %d golden cases", len(cases))
 	}
 	valid := map[string]map[string][]byte{}
@@ -123,6 +149,10 @@ func TestGolden(t *testing.T) {
 				if errText != string(want) {
 					t.Fatalf("errors differ\n--- got\n%s--- want\n%s", errText, want)
 				}
+				if strings.Contains(errText, "internal error") {
+					t.Errorf("an internal error among the diagnostics:\n%s", errText)
+				}
+				parseAlone(t, c.dir)
 				return
 			}
 			if errText != "" {

@@ -1,7 +1,6 @@
 package gen
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -17,16 +16,9 @@ func (g *generator) newFile() *jen.File {
 	f.HeaderComment(headerComment)
 	f.ImportName(pkgRuntime, "runtime")
 	f.ImportName(pkgEngine, "engine")
+	f.ImportName(pkgVocab, "vocab")
 	f.ImportName(pkgJSON, "json")
 	return f
-}
-
-func render(f *jen.File) ([]byte, error) {
-	var b bytes.Buffer
-	if err := f.Render(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
 }
 
 // macroFile renders one macro's file.
@@ -188,15 +180,14 @@ func macroTests(s *spec.Spec) ([]jen.Code, error) {
 		if len(t.Want) > 0 {
 			var wants []jen.Code
 			for _, w := range t.Want {
-				op := opConst[w.Op]
-				if op == "" {
+				if !w.Op.Valid() {
 					return nil, fmt.Errorf("test %q: unknown operator %q", t.Name, w.Op)
 				}
 				arg, err := canonicalJSON(w.Arg)
 				if err != nil {
 					return nil, fmt.Errorf("test %q: want %s: %w", t.Name, w.Field, err)
 				}
-				wants = append(wants, jen.Values(jen.Id("Field").Op(":").Lit(w.Field), jen.Id("Op").Op(":").Qual(pkgRuntime, op),
+				wants = append(wants, jen.Values(jen.Id("Field").Op(":").Lit(w.Field), jen.Id("Op").Op(":").Add(opConst(w.Op)),
 					jen.Id("Arg").Op(":").Qual(pkgJSON, "RawMessage").Call(stringLit(string(arg)))))
 			}
 			fields = append(fields, jen.Id("Want").Op(":").Index().Qual(pkgRuntime, "Want").Values(multiline(wants)...))

@@ -7,28 +7,36 @@ import (
 	"time"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 	"github.com/macrokit/macrokit-go/spec"
 )
 
-var actionConst = map[spec.StepKind]string{
-	spec.StepGoto: "ActGoto", spec.StepClick: "ActClick", spec.StepFill: "ActFill", spec.StepSelect: "ActSelect",
-	spec.StepCheck: "ActCheck", spec.StepUncheck: "ActUncheck", spec.StepPress: "ActPress", spec.StepHover: "ActHover",
-	spec.StepUpload: "ActUpload", spec.StepScroll: "ActScroll", spec.StepWait: "ActWait",
+// The vocabulary's constants, named through vocab's GoName: a name the
+// spec accepts is emitted as the constant that declares it.
+
+// actionConst is the vocab constant of a page action step kind.
+func actionConst(k spec.StepKind) jen.Code {
+	a := vocab.Action(k)
+	if !a.Valid() {
+		panic(genError{"internal error: " + string(k) + " is not a page action"})
+	}
+	return jen.Qual(pkgVocab, a.GoName())
 }
 
-var condConst = map[spec.CondKind]string{
-	spec.CondURLMatches: "CondURLMatches", spec.CondTitleMatches: "CondTitleMatches",
-	spec.CondTextPresent: "CondTextPresent", spec.CondTextAbsent: "CondTextAbsent",
-	spec.CondElementExists: "CondElementExists", spec.CondElementGone: "CondElementGone",
-	spec.CondValueEquals: "CondValueEquals", spec.CondAttributeEquals: "CondAttributeEquals",
-	spec.CondElementState: "CondElementState", spec.CondListCountDelta: "CondListCountDelta",
-	spec.CondRequestSucceeded: "CondRequestSucceeded",
+// condConst is the vocab constant of a post-condition kind.
+func condConst(k vocab.CondKind) jen.Code {
+	if !k.Valid() {
+		panic(genError{"internal error: unknown post-condition " + string(k)})
+	}
+	return jen.Qual(pkgVocab, k.GoName())
 }
 
-var opConst = map[spec.Op]string{
-	spec.OpEquals: "OpEquals", spec.OpNotEquals: "OpNotEquals", spec.OpMatches: "OpMatches",
-	spec.OpContains: "OpContains", spec.OpGT: "OpGT", spec.OpGTE: "OpGTE", spec.OpLT: "OpLT",
-	spec.OpLTE: "OpLTE", spec.OpEmpty: "OpEmpty", spec.OpLen: "OpLen",
+// opConst is the vocab constant of a comparison operator.
+func opConst(op vocab.Op) jen.Code {
+	if !op.Valid() {
+		panic(genError{"internal error: unknown operator " + string(op)})
+	}
+	return jen.Qual(pkgVocab, op.GoName())
 }
 
 // kv is a composite literal element `Key: value`.
@@ -107,7 +115,7 @@ func (f *fn) target(t *spec.Target, sc *stepCtx) jen.Code {
 // condition compiles a post-condition into an engine.Condition literal
 // (without the type name when it is an element of a []engine.Condition).
 func (f *fn) condition(c *spec.Condition, sc *stepCtx, elem bool) jen.Code {
-	fields := []jen.Code{kv("Kind", jen.Qual(pkgEngine, condConst[c.Kind]))}
+	fields := []jen.Code{kv("Kind", condConst(c.Kind))}
 	if c.Target != nil {
 		fields = append(fields, kv("Target", jen.Op("&").Add(f.target(c.Target, sc))))
 	}
@@ -124,9 +132,9 @@ func (f *fn) condition(c *spec.Condition, sc *stepCtx, elem bool) jen.Code {
 		fields = append(fields, kv("Attr", jen.Lit(c.Attr)))
 	}
 	if c.State != "" {
-		fields = append(fields, kv("State", jen.Lit(c.State)))
+		fields = append(fields, kv("State", jen.Lit(string(c.State))))
 	}
-	if c.Kind == spec.CondListCountDelta {
+	if c.Kind == vocab.CondListCountDelta {
 		fields = append(fields, kv("Delta", jen.Lit(c.Delta)))
 	}
 	if c.URL != nil {
@@ -161,7 +169,7 @@ func (f *fn) conditions(cs []*spec.Condition, sc *stepCtx) jen.Code {
 
 // pageStep compiles a page action or wait into x.Do(ctx, path, engine.Step{...}).
 func (f *fn) pageStep(s *spec.Step, sc *stepCtx) []jen.Code {
-	fields := []jen.Code{kv("Action", jen.Qual(pkgEngine, actionConst[s.Kind]))}
+	fields := []jen.Code{kv("Action", actionConst(s.Kind))}
 	if s.Target != nil {
 		fields = append(fields, kv("Target", jen.Op("&").Add(f.target(s.Target, sc))))
 	}
@@ -436,7 +444,7 @@ func valueRefs(v *spec.Value) []*spec.Ref {
 // values inserted into it.
 func (f *fn) operands(pr *spec.Predicate, sc *stepCtx) (that, arg jen.Code) {
 	that = f.anyValue(pr.That, sc)
-	if pr.Op == spec.OpMatches && pr.Arg != nil && pr.Arg.Kind == spec.ValueString {
+	if pr.Op == vocab.OpMatches && pr.Arg != nil && pr.Arg.Kind == spec.ValueString {
 		if r := pr.Arg.Str.Whole(); r != nil {
 			expr, t := f.ref(r, sc)
 			return that, jen.Qual(pkgRegexp, "QuoteMeta").Call(f.textOf(expr, t, sc))
@@ -450,7 +458,7 @@ func (f *fn) operands(pr *spec.Predicate, sc *stepCtx) (that, arg jen.Code) {
 func (f *fn) assert(s *spec.Step, sc *stepCtx) []jen.Code {
 	pr := s.Assert
 	that, arg := f.operands(pr, sc)
-	call := jen.Id("x").Dot("Assert").Call(jen.Id("ctx"), sc.path(), that, jen.Qual(pkgRuntime, opConst[pr.Op]), arg, jen.Lit(pr.Message))
+	call := jen.Id("x").Dot("Assert").Call(jen.Id("ctx"), sc.path(), that, opConst(pr.Op), arg, jen.Lit(pr.Message))
 	return []jen.Code{f.doCall(call)}
 }
 
@@ -577,7 +585,7 @@ func (f *fn) ifStep(s *spec.Step, sc *stepCtx, at pathCtx) []jen.Code {
 		check = jen.Id("x").Dot("PageCond").Call(jen.Id("ctx"), sc.path(), f.condition(c.PageCond, sc, false))
 	} else {
 		that, arg := f.operands(c.Cond, sc)
-		check = jen.Id("x").Dot("Cond").Call(jen.Id("ctx"), sc.path(), that, jen.Qual(pkgRuntime, opConst[c.Cond.Op]), arg)
+		check = jen.Id("x").Dot("Cond").Call(jen.Id("ctx"), sc.path(), that, opConst(c.Cond.Op), arg)
 	}
 	ok := f.local("ok")
 	thenSteps := f.steps(c.Then, at)

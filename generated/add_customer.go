@@ -5,8 +5,10 @@ package generated
 import (
 	"context"
 	"encoding/json"
+
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // AddCustomerParams are the arguments of AddCustomer (macro add_customer).
@@ -48,23 +50,23 @@ func AddCustomer(ctx context.Context, x *runtime.Exec, p AddCustomerParams) (Add
 	var customerID string
 	// steps[0]: goto {{ env.DEMO_URL }}/customers
 	if err := x.Do(ctx, "steps[0]", engine.Step{
-		Action: engine.ActGoto,
+		Action: vocab.ActGoto,
 		URL:    envDEMOURL + "/customers",
-		Expect: []engine.Condition{{Kind: engine.CondURLMatches, Pattern: "/customers"}},
+		Expect: []engine.Condition{{Kind: vocab.CondURLMatches, Pattern: "/customers"}},
 	}); err != nil {
 		return AddCustomerResult{}, err
 	}
 	// steps[1]: click {role: button, name: New customer}
 	if err := x.Do(ctx, "steps[1]", engine.Step{
-		Action: engine.ActClick,
+		Action: vocab.ActClick,
 		Target: &engine.Target{Role: "button", Name: "New customer"},
-		Expect: []engine.Condition{{Kind: engine.CondElementExists, Target: &engine.Target{Role: "dialog", Name: "New customer"}}},
+		Expect: []engine.Condition{{Kind: vocab.CondElementExists, Target: &engine.Target{Role: "dialog", Name: "New customer"}}},
 	}); err != nil {
 		return AddCustomerResult{}, err
 	}
 	// steps[2]: fill {label: Name}
 	if err := x.Do(ctx, "steps[2]", engine.Step{
-		Action: engine.ActFill,
+		Action: vocab.ActFill,
 		Target: &engine.Target{Label: "Name"},
 		Value:  p.Name,
 	}); err != nil {
@@ -72,7 +74,7 @@ func AddCustomer(ctx context.Context, x *runtime.Exec, p AddCustomerParams) (Add
 	}
 	// steps[3]: fill {label: Email}
 	if err := x.Do(ctx, "steps[3]", engine.Step{
-		Action: engine.ActFill,
+		Action: vocab.ActFill,
 		Target: &engine.Target{Label: "Email"},
 		Value:  p.Email,
 	}); err != nil {
@@ -80,7 +82,7 @@ func AddCustomer(ctx context.Context, x *runtime.Exec, p AddCustomerParams) (Add
 	}
 	// steps[4]: select {role: combobox, name: Tier}
 	if err := x.Do(ctx, "steps[4]", engine.Step{
-		Action:  engine.ActSelect,
+		Action:  vocab.ActSelect,
 		Target:  &engine.Target{Role: "combobox", Name: "Tier"},
 		Options: []string{string(p.Tier)},
 	}); err != nil {
@@ -88,12 +90,12 @@ func AddCustomer(ctx context.Context, x *runtime.Exec, p AddCustomerParams) (Add
 	}
 	// steps[5]: click {role: button, name: Save}
 	if err := x.Do(ctx, "steps[5]", engine.Step{
-		Action: engine.ActClick,
+		Action: vocab.ActClick,
 		Target: &engine.Target{Role: "button", Name: "Save"},
 		Expect: []engine.Condition{
-			{Kind: engine.CondRequestSucceeded, URL: "/api/customers", Method: "POST"},
-			{Kind: engine.CondListCountDelta, Target: &engine.Target{TestID: "customer-row"}, Delta: 1},
-			{Kind: engine.CondTextPresent, Text: runtime.Literal(p.Email, false)},
+			{Kind: vocab.CondRequestSucceeded, URL: "/api/customers", Method: "POST"},
+			{Kind: vocab.CondListCountDelta, Target: &engine.Target{TestID: "customer-row"}, Delta: 1},
+			{Kind: vocab.CondTextPresent, Text: runtime.Literal(p.Email, false)},
 		},
 	}); err != nil {
 		return AddCustomerResult{}, err
@@ -134,7 +136,7 @@ func addCustomerMacro() *runtime.Macro {
 				Name: "adds a pro customer",
 				Args: json.RawMessage(`{"email":"ada@example.com","name":"Ada Lovelace","tier":"pro"}`),
 				Want: []runtime.Want{
-					{Field: "customer_id", Op: runtime.OpMatches, Arg: json.RawMessage(`"^c[0-9]+$"`)},
+					{Field: "customer_id", Op: vocab.OpMatches, Arg: json.RawMessage(`"^c[0-9]+$"`)},
 				},
 				Site:    "demo",
 				Fixture: "add_customer/adds-a-pro-customer.jsonl",

@@ -5,8 +5,10 @@ package generated
 import (
 	"context"
 	"encoding/json"
-	"github.com/macrokit/macrokit-go/runtime"
 	"strconv"
+
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // CaptureWorkflowLogParams are the arguments of CaptureWorkflowLog (macro capture_workflow_log).
@@ -160,7 +162,7 @@ func CaptureWorkflowLog(ctx context.Context, x *runtime.Exec, p CaptureWorkflowL
 	truncated = false
 	summary = "run " + strconv.FormatInt(p.RunId, 10) + " (" + runName + " on " + branch + ", " + event + ") is " + runStatus + ": no log until it completes"
 	// steps[3]: if equals
-	if ok, err := x.Cond(ctx, "steps[3]", runStatus, runtime.OpEquals, "completed"); err != nil {
+	if ok, err := x.Cond(ctx, "steps[3]", runStatus, vocab.OpEquals, "completed"); err != nil {
 		return CaptureWorkflowLogResult{}, err
 	} else if ok {
 		// steps[3].if.then[0]: primitive fetch_log_text
@@ -178,7 +180,7 @@ func CaptureWorkflowLog(ctx context.Context, x *runtime.Exec, p CaptureWorkflowL
 		truncated = fetched.Truncated
 		summary = "run " + strconv.FormatInt(p.RunId, 10) + " (" + runName + " on " + branch + ", " + event + ") " + runStatus + " with " + conclusion + "; log of " + strconv.FormatInt(fetched.TotalChars, 10) + " characters"
 		// steps[3].if.then[2]: if equals
-		if ok2, err := x.Cond(ctx, "steps[3].if.then[2]", fetched.Truncated, runtime.OpEquals, true); err != nil {
+		if ok2, err := x.Cond(ctx, "steps[3].if.then[2]", fetched.Truncated, vocab.OpEquals, true); err != nil {
 			return CaptureWorkflowLogResult{}, err
 		} else if ok2 {
 			// steps[3].if.then[2].if.then[0]: set summary
@@ -240,10 +242,10 @@ func captureWorkflowLogMacro() *runtime.Macro {
 				Name: "a failed run with its log",
 				Args: json.RawMessage(`{"owner":"acme","repo":"widgets","runId":9876543210}`),
 				Want: []runtime.Want{
-					{Field: "conclusion", Op: runtime.OpEquals, Arg: json.RawMessage(`"failure"`)},
-					{Field: "truncated", Op: runtime.OpEquals, Arg: json.RawMessage(`false`)},
-					{Field: "log", Op: runtime.OpContains, Arg: json.RawMessage(`"--- FAIL: TestParse"`)},
-					{Field: "jobs", Op: runtime.OpLen, Arg: json.RawMessage(`2`)},
+					{Field: "conclusion", Op: vocab.OpEquals, Arg: json.RawMessage(`"failure"`)},
+					{Field: "truncated", Op: vocab.OpEquals, Arg: json.RawMessage(`false`)},
+					{Field: "log", Op: vocab.OpContains, Arg: json.RawMessage(`"--- FAIL: TestParse"`)},
+					{Field: "jobs", Op: vocab.OpLen, Arg: json.RawMessage(`2`)},
 				},
 				Site:    "github_api",
 				Fixture: "capture_workflow_log/a-failed-run-with-its-log.jsonl",
@@ -252,8 +254,8 @@ func captureWorkflowLogMacro() *runtime.Macro {
 				Name: "a log cut to a few characters",
 				Args: json.RawMessage(`{"maxChars":120,"owner":"acme","repo":"widgets","runId":9876543210}`),
 				Want: []runtime.Want{
-					{Field: "truncated", Op: runtime.OpEquals, Arg: json.RawMessage(`true`)},
-					{Field: "log", Op: runtime.OpLen, Arg: json.RawMessage(`120`)},
+					{Field: "truncated", Op: vocab.OpEquals, Arg: json.RawMessage(`true`)},
+					{Field: "log", Op: vocab.OpLen, Arg: json.RawMessage(`120`)},
 				},
 				Site:    "github_api",
 				Fixture: "capture_workflow_log/a-log-cut-to-a-few-characters.jsonl",
@@ -262,10 +264,10 @@ func captureWorkflowLogMacro() *runtime.Macro {
 				Name: "a run still in progress has no log yet",
 				Args: json.RawMessage(`{"owner":"acme","repo":"widgets","runId":555}`),
 				Want: []runtime.Want{
-					{Field: "status", Op: runtime.OpEquals, Arg: json.RawMessage(`"in_progress"`)},
-					{Field: "conclusion", Op: runtime.OpEquals, Arg: json.RawMessage(`""`)},
-					{Field: "log", Op: runtime.OpEquals, Arg: json.RawMessage(`""`)},
-					{Field: "summary", Op: runtime.OpContains, Arg: json.RawMessage(`"no log until it completes"`)},
+					{Field: "status", Op: vocab.OpEquals, Arg: json.RawMessage(`"in_progress"`)},
+					{Field: "conclusion", Op: vocab.OpEquals, Arg: json.RawMessage(`""`)},
+					{Field: "log", Op: vocab.OpEquals, Arg: json.RawMessage(`""`)},
+					{Field: "summary", Op: vocab.OpContains, Arg: json.RawMessage(`"no log until it completes"`)},
 				},
 				Site:    "github_api",
 				Fixture: "capture_workflow_log/a-run-still-in-progress-has-no-log-yet.jsonl",

@@ -5,8 +5,10 @@ package generated
 import (
 	"context"
 	"encoding/json"
-	"github.com/macrokit/macrokit-go/runtime"
 	"strconv"
+
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // CloseStaleIssuesParams are the arguments of CloseStaleIssues (macro close_stale_issues).
@@ -143,14 +145,14 @@ func CloseStaleIssues(ctx context.Context, x *runtime.Exec, p CloseStaleIssuesPa
 	// steps[4]: set listed
 	listed = matched
 	// steps[5]: if gt
-	if ok, err := x.Cond(ctx, "steps[5]", listed, runtime.OpGT, p.Max); err != nil {
+	if ok, err := x.Cond(ctx, "steps[5]", listed, vocab.OpGT, p.Max); err != nil {
 		return CloseStaleIssuesResult{}, err
 	} else if ok {
 		// steps[5].if.then[0]: set listed
 		listed = p.Max
 	}
 	// steps[6]: if gt
-	if ok2, err := x.Cond(ctx, "steps[6]", listed, runtime.OpGT, 100); err != nil {
+	if ok2, err := x.Cond(ctx, "steps[6]", listed, vocab.OpGT, 100); err != nil {
 		return CloseStaleIssuesResult{}, err
 	} else if ok2 {
 		// steps[6].if.then[0]: set listed
@@ -165,7 +167,7 @@ func CloseStaleIssues(ctx context.Context, x *runtime.Exec, p CloseStaleIssuesPa
 		at2 := "steps[7].foreach[" + strconv.Itoa(i2) + "]"
 		issue = item2
 		// steps[7].foreach.steps[0]: if equals
-		if ok3, err := x.Cond(ctx, at2+".steps[0]", p.Apply, runtime.OpEquals, true); err != nil {
+		if ok3, err := x.Cond(ctx, at2+".steps[0]", p.Apply, vocab.OpEquals, true); err != nil {
 			return CloseStaleIssuesResult{}, err
 		} else if ok3 {
 			// steps[7].foreach.steps[0].if.then[0]: http POST {{ env.GITHUB_API_URL }}/repos/{{ owner }}/{{ repo }}/issues/{...
@@ -255,14 +257,14 @@ func CloseStaleIssues(ctx context.Context, x *runtime.Exec, p CloseStaleIssuesPa
 	// steps[8]: set summary
 	summary = strconv.FormatInt(listed, 10) + " stale issue(s) in " + p.Owner + "/" + p.Repo + " (open more than " + strconv.FormatInt(p.MinDaysOpen, 10) + " days, at most " + strconv.FormatInt(p.MaxComments, 10) + " comments); dry run, nothing changed"
 	// steps[9]: if equals
-	if ok4, err := x.Cond(ctx, "steps[9]", p.Apply, runtime.OpEquals, true); err != nil {
+	if ok4, err := x.Cond(ctx, "steps[9]", p.Apply, vocab.OpEquals, true); err != nil {
 		return CloseStaleIssuesResult{}, err
 	} else if ok4 {
 		// steps[9].if.then[0]: set summary
 		summary = "closed " + strconv.FormatInt(listed, 10) + " stale issue(s) in " + p.Owner + "/" + p.Repo + " (open more than " + strconv.FormatInt(p.MinDaysOpen, 10) + " days, at most " + strconv.FormatInt(p.MaxComments, 10) + " comments)"
 	}
 	// steps[10]: if gt
-	if ok5, err := x.Cond(ctx, "steps[10]", matched, runtime.OpGT, listed); err != nil {
+	if ok5, err := x.Cond(ctx, "steps[10]", matched, vocab.OpGT, listed); err != nil {
 		return CloseStaleIssuesResult{}, err
 	} else if ok5 {
 		// steps[10].if.then[0]: set summary
@@ -344,10 +346,10 @@ func closeStaleIssuesMacro() *runtime.Macro {
 				Name: "a dry run with the defaults",
 				Args: json.RawMessage(`{"owner":"acme","repo":"widgets"}`),
 				Want: []runtime.Want{
-					{Field: "matched", Op: runtime.OpEquals, Arg: json.RawMessage(`3`)},
-					{Field: "listed", Op: runtime.OpEquals, Arg: json.RawMessage(`3`)},
-					{Field: "applied", Op: runtime.OpEquals, Arg: json.RawMessage(`false`)},
-					{Field: "summary", Op: runtime.OpContains, Arg: json.RawMessage(`"dry run"`)},
+					{Field: "matched", Op: vocab.OpEquals, Arg: json.RawMessage(`3`)},
+					{Field: "listed", Op: vocab.OpEquals, Arg: json.RawMessage(`3`)},
+					{Field: "applied", Op: vocab.OpEquals, Arg: json.RawMessage(`false`)},
+					{Field: "summary", Op: vocab.OpContains, Arg: json.RawMessage(`"dry run"`)},
 				},
 				Site:    "github_api",
 				Fixture: "close_stale_issues/a-dry-run-with-the-defaults.jsonl",
@@ -356,8 +358,8 @@ func closeStaleIssuesMacro() *runtime.Macro {
 				Name: "a longer cutoff and more comments",
 				Args: json.RawMessage(`{"maxComments":5,"minDaysOpen":150,"owner":"acme","repo":"widgets"}`),
 				Want: []runtime.Want{
-					{Field: "matched", Op: runtime.OpEquals, Arg: json.RawMessage(`2`)},
-					{Field: "listed", Op: runtime.OpEquals, Arg: json.RawMessage(`2`)},
+					{Field: "matched", Op: vocab.OpEquals, Arg: json.RawMessage(`2`)},
+					{Field: "listed", Op: vocab.OpEquals, Arg: json.RawMessage(`2`)},
 				},
 				Site:    "github_api",
 				Fixture: "close_stale_issues/a-longer-cutoff-and-more-comments.jsonl",
@@ -366,10 +368,10 @@ func closeStaleIssuesMacro() *runtime.Macro {
 				Name: "closes one batch of one",
 				Args: json.RawMessage(`{"apply":true,"max":1,"owner":"acme","repo":"widgets"}`),
 				Want: []runtime.Want{
-					{Field: "matched", Op: runtime.OpEquals, Arg: json.RawMessage(`3`)},
-					{Field: "listed", Op: runtime.OpEquals, Arg: json.RawMessage(`1`)},
-					{Field: "applied", Op: runtime.OpEquals, Arg: json.RawMessage(`true`)},
-					{Field: "summary", Op: runtime.OpContains, Arg: json.RawMessage(`"run again"`)},
+					{Field: "matched", Op: vocab.OpEquals, Arg: json.RawMessage(`3`)},
+					{Field: "listed", Op: vocab.OpEquals, Arg: json.RawMessage(`1`)},
+					{Field: "applied", Op: vocab.OpEquals, Arg: json.RawMessage(`true`)},
+					{Field: "summary", Op: vocab.OpContains, Arg: json.RawMessage(`"run again"`)},
 				},
 				Site:    "github_api",
 				Fixture: "close_stale_issues/closes-one-batch-of-one.jsonl",

@@ -5,7 +5,9 @@ package generated
 import (
 	"context"
 	"encoding/json"
+
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // ExportOrdersParams are the arguments of ExportOrders (macro export_orders).
@@ -70,7 +72,7 @@ func ExportOrders(ctx context.Context, x *runtime.Exec, p ExportOrdersParams) (E
 		return ExportOrdersResult{}, err
 	}
 	// steps[1]: assert gte
-	if err := x.Assert(ctx, "steps[1]", total, runtime.OpGTE, 0, ""); err != nil {
+	if err := x.Assert(ctx, "steps[1]", total, vocab.OpGTE, 0, ""); err != nil {
 		return ExportOrdersResult{}, err
 	}
 	conv, err := runtime.Convert[[]string](ids)
@@ -108,7 +110,7 @@ func exportOrdersMacro() *runtime.Macro {
 				Name: "exports shipped orders",
 				Args: json.RawMessage(`{"status":"shipped"}`),
 				Want: []runtime.Want{
-					{Field: "total", Op: runtime.OpEquals, Arg: json.RawMessage(`20`)},
+					{Field: "total", Op: vocab.OpEquals, Arg: json.RawMessage(`20`)},
 				},
 				Site:    "demo",
 				Fixture: "export_orders/exports-shipped-orders.jsonl",

@@ -5,8 +5,10 @@ package generated
 import (
 	"context"
 	"encoding/json"
+
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // FindCustomerParams are the arguments of FindCustomer (macro find_customer).
@@ -63,25 +65,25 @@ func FindCustomer(ctx context.Context, x *runtime.Exec, p FindCustomerParams) (F
 	)
 	// steps[0]: goto {{ env.DEMO_URL }}/customers
 	if err := x.Do(ctx, "steps[0]", engine.Step{
-		Action: engine.ActGoto,
+		Action: vocab.ActGoto,
 		URL:    envDEMOURL + "/customers",
-		Expect: []engine.Condition{{Kind: engine.CondElementExists, Target: &engine.Target{TestID: "customer-row"}}},
+		Expect: []engine.Condition{{Kind: vocab.CondElementExists, Target: &engine.Target{TestID: "customer-row"}}},
 	}); err != nil {
 		return FindCustomerResult{}, err
 	}
 	// steps[1]: fill {label: Search customers}
 	if err := x.Do(ctx, "steps[1]", engine.Step{
-		Action: engine.ActFill,
+		Action: vocab.ActFill,
 		Target: &engine.Target{Label: "Search customers"},
 		Value:  p.Query,
-		Expect: []engine.Condition{{Kind: engine.CondRequestSucceeded, URL: "/api/customers?q=", Method: "GET"}},
+		Expect: []engine.Condition{{Kind: vocab.CondRequestSucceeded, URL: "/api/customers?q=", Method: "GET"}},
 	}); err != nil {
 		return FindCustomerResult{}, err
 	}
 	// steps[2]: wait until element_exists
 	if err := x.Do(ctx, "steps[2]", engine.Step{
-		Action: engine.ActWait,
-		Expect: []engine.Condition{{Kind: engine.CondElementExists, Target: &engine.Target{CSS: "[data-testid=customers-table][aria-busy=false]"}}},
+		Action: vocab.ActWait,
+		Expect: []engine.Condition{{Kind: vocab.CondElementExists, Target: &engine.Target{CSS: "[data-testid=customers-table][aria-busy=false]"}}},
 	}); err != nil {
 		return FindCustomerResult{}, err
 	}
@@ -150,7 +152,7 @@ func findCustomerMacro() *runtime.Macro {
 				Name: "finds Initech",
 				Args: json.RawMessage(`{"query":"initech"}`),
 				Want: []runtime.Want{
-					{Field: "count", Op: runtime.OpEquals, Arg: json.RawMessage(`1`)},
+					{Field: "count", Op: vocab.OpEquals, Arg: json.RawMessage(`1`)},
 				},
 				Site:    "demo",
 				Fixture: "find_customer/finds-initech.jsonl",

@@ -5,8 +5,10 @@ package generated
 import (
 	"context"
 	"encoding/json"
-	"github.com/macrokit/macrokit-go/runtime"
 	"strconv"
+
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // GenerateReleaseNotesParams are the arguments of GenerateReleaseNotes (macro generate_release_notes).
@@ -113,35 +115,35 @@ func GenerateReleaseNotes(ctx context.Context, x *runtime.Exec, p GenerateReleas
 	// steps[1]: set hashes
 	hashes = "##"
 	// steps[2]: if equals
-	if ok, err := x.Cond(ctx, "steps[2]", p.HeadingLevel, runtime.OpEquals, 1); err != nil {
+	if ok, err := x.Cond(ctx, "steps[2]", p.HeadingLevel, vocab.OpEquals, 1); err != nil {
 		return GenerateReleaseNotesResult{}, err
 	} else if ok {
 		// steps[2].if.then[0]: set hashes
 		hashes = "#"
 	}
 	// steps[3]: if equals
-	if ok2, err := x.Cond(ctx, "steps[3]", p.HeadingLevel, runtime.OpEquals, 3); err != nil {
+	if ok2, err := x.Cond(ctx, "steps[3]", p.HeadingLevel, vocab.OpEquals, 3); err != nil {
 		return GenerateReleaseNotesResult{}, err
 	} else if ok2 {
 		// steps[3].if.then[0]: set hashes
 		hashes = "###"
 	}
 	// steps[4]: if equals
-	if ok3, err := x.Cond(ctx, "steps[4]", p.HeadingLevel, runtime.OpEquals, 4); err != nil {
+	if ok3, err := x.Cond(ctx, "steps[4]", p.HeadingLevel, vocab.OpEquals, 4); err != nil {
 		return GenerateReleaseNotesResult{}, err
 	} else if ok3 {
 		// steps[4].if.then[0]: set hashes
 		hashes = "####"
 	}
 	// steps[5]: if equals
-	if ok4, err := x.Cond(ctx, "steps[5]", p.HeadingLevel, runtime.OpEquals, 5); err != nil {
+	if ok4, err := x.Cond(ctx, "steps[5]", p.HeadingLevel, vocab.OpEquals, 5); err != nil {
 		return GenerateReleaseNotesResult{}, err
 	} else if ok4 {
 		// steps[5].if.then[0]: set hashes
 		hashes = "#####"
 	}
 	// steps[6]: if equals
-	if ok5, err := x.Cond(ctx, "steps[6]", p.HeadingLevel, runtime.OpEquals, 6); err != nil {
+	if ok5, err := x.Cond(ctx, "steps[6]", p.HeadingLevel, vocab.OpEquals, 6); err != nil {
 		return GenerateReleaseNotesResult{}, err
 	} else if ok5 {
 		// steps[6].if.then[0]: set hashes
@@ -172,7 +174,7 @@ func GenerateReleaseNotes(ctx context.Context, x *runtime.Exec, p GenerateReleas
 			return GenerateReleaseNotesResult{}, err
 		}
 		// steps[8].foreach.steps[1]: if matches
-		if ok6, err := x.Cond(ctx, at+".steps[1]", cc.Subject, runtime.OpMatches, "^Merge (pull request|branch|remote-tracking branch) "); err != nil {
+		if ok6, err := x.Cond(ctx, at+".steps[1]", cc.Subject, vocab.OpMatches, "^Merge (pull request|branch|remote-tracking branch) "); err != nil {
 			return GenerateReleaseNotesResult{}, err
 		} else if !ok6 {
 			// steps[8].foreach.steps[1].if.else[0]: set entry
@@ -186,7 +188,7 @@ func GenerateReleaseNotes(ctx context.Context, x *runtime.Exec, p GenerateReleas
 			}
 			entry = "- " + cc.Subject + " (" + text + ")\n"
 			// steps[8].foreach.steps[1].if.else[1]: if empty
-			if ok7, err := x.Cond(ctx, at+".steps[1].if.else[1]", cc.Scope, runtime.OpEmpty, false); err != nil {
+			if ok7, err := x.Cond(ctx, at+".steps[1].if.else[1]", cc.Scope, vocab.OpEmpty, false); err != nil {
 				return GenerateReleaseNotesResult{}, err
 			} else if ok7 {
 				// steps[8].foreach.steps[1].if.else[1].if.then[0]: set entry
@@ -201,7 +203,7 @@ func GenerateReleaseNotes(ctx context.Context, x *runtime.Exec, p GenerateReleas
 				entry = "- **" + cc.Scope + ":** " + cc.Subject + " (" + text2 + ")\n"
 			}
 			// steps[8].foreach.steps[1].if.else[2]: if equals
-			if ok8, err := x.Cond(ctx, at+".steps[1].if.else[2]", cc.Breaking, runtime.OpEquals, true); err != nil {
+			if ok8, err := x.Cond(ctx, at+".steps[1].if.else[2]", cc.Breaking, vocab.OpEquals, true); err != nil {
 				return GenerateReleaseNotesResult{}, err
 			} else if ok8 {
 				// steps[8].foreach.steps[1].if.else[2].if.then[0]: set breaking, breaking_changes
@@ -211,63 +213,63 @@ func GenerateReleaseNotes(ctx context.Context, x *runtime.Exec, p GenerateReleas
 			// steps[8].foreach.steps[1].if.else[3]: set group
 			group = "other"
 			// steps[8].foreach.steps[1].if.else[4]: if matches
-			if ok9, err := x.Cond(ctx, at+".steps[1].if.else[4]", cc.Type, runtime.OpMatches, "^feat(ure)?$"); err != nil {
+			if ok9, err := x.Cond(ctx, at+".steps[1].if.else[4]", cc.Type, vocab.OpMatches, "^feat(ure)?$"); err != nil {
 				return GenerateReleaseNotesResult{}, err
 			} else if ok9 {
 				// steps[8].foreach.steps[1].if.else[4].if.then[0]: set group
 				group = "features"
 			}
 			// steps[8].foreach.steps[1].if.else[5]: if matches
-			if ok10, err := x.Cond(ctx, at+".steps[1].if.else[5]", cc.Type, runtime.OpMatches, "^(fix|bugfix|hotfix)$"); err != nil {
+			if ok10, err := x.Cond(ctx, at+".steps[1].if.else[5]", cc.Type, vocab.OpMatches, "^(fix|bugfix|hotfix)$"); err != nil {
 				return GenerateReleaseNotesResult{}, err
 			} else if ok10 {
 				// steps[8].foreach.steps[1].if.else[5].if.then[0]: set group
 				group = "fixes"
 			}
 			// steps[8].foreach.steps[1].if.else[6]: if equals
-			if ok11, err := x.Cond(ctx, at+".steps[1].if.else[6]", cc.Type, runtime.OpEquals, "perf"); err != nil {
+			if ok11, err := x.Cond(ctx, at+".steps[1].if.else[6]", cc.Type, vocab.OpEquals, "perf"); err != nil {
 				return GenerateReleaseNotesResult{}, err
 			} else if ok11 {
 				// steps[8].foreach.steps[1].if.else[6].if.then[0]: set group
 				group = "performance"
 			}
 			// steps[8].foreach.steps[1].if.else[7]: if matches
-			if ok12, err := x.Cond(ctx, at+".steps[1].if.else[7]", cc.Type, runtime.OpMatches, "^docs?$"); err != nil {
+			if ok12, err := x.Cond(ctx, at+".steps[1].if.else[7]", cc.Type, vocab.OpMatches, "^docs?$"); err != nil {
 				return GenerateReleaseNotesResult{}, err
 			} else if ok12 {
 				// steps[8].foreach.steps[1].if.else[7].if.then[0]: set group
 				group = "documentation"
 			}
 			// steps[8].foreach.steps[1].if.else[8]: if equals
-			if ok13, err := x.Cond(ctx, at+".steps[1].if.else[8]", group, runtime.OpEquals, "features"); err != nil {
+			if ok13, err := x.Cond(ctx, at+".steps[1].if.else[8]", group, vocab.OpEquals, "features"); err != nil {
 				return GenerateReleaseNotesResult{}, err
 			} else if ok13 {
 				// steps[8].foreach.steps[1].if.else[8].if.then[0]: set features
 				features = features + entry
 			}
 			// steps[8].foreach.steps[1].if.else[9]: if equals
-			if ok14, err := x.Cond(ctx, at+".steps[1].if.else[9]", group, runtime.OpEquals, "fixes"); err != nil {
+			if ok14, err := x.Cond(ctx, at+".steps[1].if.else[9]", group, vocab.OpEquals, "fixes"); err != nil {
 				return GenerateReleaseNotesResult{}, err
 			} else if ok14 {
 				// steps[8].foreach.steps[1].if.else[9].if.then[0]: set fixes
 				fixes = fixes + entry
 			}
 			// steps[8].foreach.steps[1].if.else[10]: if equals
-			if ok15, err := x.Cond(ctx, at+".steps[1].if.else[10]", group, runtime.OpEquals, "performance"); err != nil {
+			if ok15, err := x.Cond(ctx, at+".steps[1].if.else[10]", group, vocab.OpEquals, "performance"); err != nil {
 				return GenerateReleaseNotesResult{}, err
 			} else if ok15 {
 				// steps[8].foreach.steps[1].if.else[10].if.then[0]: set performance
 				performance = performance + entry
 			}
 			// steps[8].foreach.steps[1].if.else[11]: if equals
-			if ok16, err := x.Cond(ctx, at+".steps[1].if.else[11]", group, runtime.OpEquals, "documentation"); err != nil {
+			if ok16, err := x.Cond(ctx, at+".steps[1].if.else[11]", group, vocab.OpEquals, "documentation"); err != nil {
 				return GenerateReleaseNotesResult{}, err
 			} else if ok16 {
 				// steps[8].foreach.steps[1].if.else[11].if.then[0]: set documentation
 				documentation = documentation + entry
 			}
 			// steps[8].foreach.steps[1].if.else[12]: if equals
-			if ok17, err := x.Cond(ctx, at+".steps[1].if.else[12]", group, runtime.OpEquals, "other"); err != nil {
+			if ok17, err := x.Cond(ctx, at+".steps[1].if.else[12]", group, vocab.OpEquals, "other"); err != nil {
 				return GenerateReleaseNotesResult{}, err
 			} else if ok17 {
 				// steps[8].foreach.steps[1].if.else[12].if.then[0]: set other
@@ -278,63 +280,63 @@ func GenerateReleaseNotes(ctx context.Context, x *runtime.Exec, p GenerateReleas
 	// steps[9]: set markdown
 	markdown = "Changes in " + p.Owner + "/" + p.Repo + " from `" + p.Base + "` to `" + p.Head + "`: " + strconv.FormatInt(totalCommits, 10) + " commit(s).\n"
 	// steps[10]: if empty
-	if ok18, err := x.Cond(ctx, "steps[10]", breaking, runtime.OpEmpty, false); err != nil {
+	if ok18, err := x.Cond(ctx, "steps[10]", breaking, vocab.OpEmpty, false); err != nil {
 		return GenerateReleaseNotesResult{}, err
 	} else if ok18 {
 		// steps[10].if.then[0]: set markdown
 		markdown = markdown + "\n" + hashes + " Breaking changes\n\n" + breaking
 	}
 	// steps[11]: if empty
-	if ok19, err := x.Cond(ctx, "steps[11]", features, runtime.OpEmpty, false); err != nil {
+	if ok19, err := x.Cond(ctx, "steps[11]", features, vocab.OpEmpty, false); err != nil {
 		return GenerateReleaseNotesResult{}, err
 	} else if ok19 {
 		// steps[11].if.then[0]: set markdown
 		markdown = markdown + "\n" + hashes + " Features\n\n" + features
 	}
 	// steps[12]: if empty
-	if ok20, err := x.Cond(ctx, "steps[12]", fixes, runtime.OpEmpty, false); err != nil {
+	if ok20, err := x.Cond(ctx, "steps[12]", fixes, vocab.OpEmpty, false); err != nil {
 		return GenerateReleaseNotesResult{}, err
 	} else if ok20 {
 		// steps[12].if.then[0]: set markdown
 		markdown = markdown + "\n" + hashes + " Bug fixes\n\n" + fixes
 	}
 	// steps[13]: if empty
-	if ok21, err := x.Cond(ctx, "steps[13]", performance, runtime.OpEmpty, false); err != nil {
+	if ok21, err := x.Cond(ctx, "steps[13]", performance, vocab.OpEmpty, false); err != nil {
 		return GenerateReleaseNotesResult{}, err
 	} else if ok21 {
 		// steps[13].if.then[0]: set markdown
 		markdown = markdown + "\n" + hashes + " Performance\n\n" + performance
 	}
 	// steps[14]: if empty
-	if ok22, err := x.Cond(ctx, "steps[14]", documentation, runtime.OpEmpty, false); err != nil {
+	if ok22, err := x.Cond(ctx, "steps[14]", documentation, vocab.OpEmpty, false); err != nil {
 		return GenerateReleaseNotesResult{}, err
 	} else if ok22 {
 		// steps[14].if.then[0]: set markdown
 		markdown = markdown + "\n" + hashes + " Documentation\n\n" + documentation
 	}
 	// steps[15]: if empty
-	if ok23, err := x.Cond(ctx, "steps[15]", other, runtime.OpEmpty, false); err != nil {
+	if ok23, err := x.Cond(ctx, "steps[15]", other, vocab.OpEmpty, false); err != nil {
 		return GenerateReleaseNotesResult{}, err
 	} else if ok23 {
 		// steps[15].if.then[0]: set markdown
 		markdown = markdown + "\n" + hashes + " Other changes\n\n" + other
 	}
 	// steps[16]: if gt
-	if ok24, err := x.Cond(ctx, "steps[16]", totalCommits, runtime.OpGT, 250); err != nil {
+	if ok24, err := x.Cond(ctx, "steps[16]", totalCommits, vocab.OpGT, 250); err != nil {
 		return GenerateReleaseNotesResult{}, err
 	} else if ok24 {
 		// steps[16].if.then[0]: set markdown
 		markdown = markdown + "\nOnly the first 250 commits are listed; the whole comparison is at " + compareURL + "\n"
 	}
 	// steps[17]: if equals
-	if ok25, err := x.Cond(ctx, "steps[17]", comparison, runtime.OpEquals, "behind"); err != nil {
+	if ok25, err := x.Cond(ctx, "steps[17]", comparison, vocab.OpEquals, "behind"); err != nil {
 		return GenerateReleaseNotesResult{}, err
 	} else if ok25 {
 		// steps[17].if.then[0]: set markdown
 		markdown = markdown + "\nNo changes: `" + p.Head + "` is behind `" + p.Base + "` (are base and head swapped?).\n"
 	}
 	// steps[18]: if equals
-	if ok26, err := x.Cond(ctx, "steps[18]", comparison, runtime.OpEquals, "identical"); err != nil {
+	if ok26, err := x.Cond(ctx, "steps[18]", comparison, vocab.OpEquals, "identical"); err != nil {
 		return GenerateReleaseNotesResult{}, err
 	} else if ok26 {
 		// steps[18].if.then[0]: set markdown
@@ -385,9 +387,9 @@ func generateReleaseNotesMacro() *runtime.Macro {
 				Name: "notes between two tags",
 				Args: json.RawMessage(`{"base":"v1.0.0","head":"v1.1.0","owner":"acme","repo":"widgets"}`),
 				Want: []runtime.Want{
-					{Field: "total_commits", Op: runtime.OpEquals, Arg: json.RawMessage(`8`)},
-					{Field: "breaking_changes", Op: runtime.OpEquals, Arg: json.RawMessage(`true`)},
-					{Field: "markdown", Op: runtime.OpContains, Arg: json.RawMessage(`"## Features\n\n- **cli:** add --json output (Alice Liddell)\n"`)},
+					{Field: "total_commits", Op: vocab.OpEquals, Arg: json.RawMessage(`8`)},
+					{Field: "breaking_changes", Op: vocab.OpEquals, Arg: json.RawMessage(`true`)},
+					{Field: "markdown", Op: vocab.OpContains, Arg: json.RawMessage(`"## Features\n\n- **cli:** add --json output (Alice Liddell)\n"`)},
 				},
 				Site:    "github_api",
 				Fixture: "generate_release_notes/notes-between-two-tags.jsonl",
@@ -396,9 +398,9 @@ func generateReleaseNotesMacro() *runtime.Macro {
 				Name: "headings at level 3, up to the default branch",
 				Args: json.RawMessage(`{"base":"v1.1.0","head":"main","headingLevel":3,"owner":"acme","repo":"widgets"}`),
 				Want: []runtime.Want{
-					{Field: "total_commits", Op: runtime.OpEquals, Arg: json.RawMessage(`1`)},
-					{Field: "breaking_changes", Op: runtime.OpEquals, Arg: json.RawMessage(`false`)},
-					{Field: "markdown", Op: runtime.OpContains, Arg: json.RawMessage(`"### Bug fixes\n\n- **ui:** dark mode contrast (Dave Lister)\n"`)},
+					{Field: "total_commits", Op: vocab.OpEquals, Arg: json.RawMessage(`1`)},
+					{Field: "breaking_changes", Op: vocab.OpEquals, Arg: json.RawMessage(`false`)},
+					{Field: "markdown", Op: vocab.OpContains, Arg: json.RawMessage(`"### Bug fixes\n\n- **ui:** dark mode contrast (Dave Lister)\n"`)},
 				},
 				Site:    "github_api",
 				Fixture: "generate_release_notes/headings-at-level-3-up-to-the-default-branch.jsonl",

@@ -5,8 +5,10 @@ package generated
 import (
 	"context"
 	"encoding/json"
+
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // ListOrdersParams are the arguments of ListOrders (macro list_orders).
@@ -71,30 +73,30 @@ func ListOrders(ctx context.Context, x *runtime.Exec, p ListOrdersParams) (ListO
 	)
 	// steps[0]: goto {{ env.DEMO_URL }}/orders
 	if err := x.Do(ctx, "steps[0]", engine.Step{
-		Action: engine.ActGoto,
+		Action: vocab.ActGoto,
 		URL:    envDEMOURL + "/orders",
-		Expect: []engine.Condition{{Kind: engine.CondElementExists, Target: &engine.Target{TestID: "order-row"}}},
+		Expect: []engine.Condition{{Kind: vocab.CondElementExists, Target: &engine.Target{TestID: "order-row"}}},
 	}); err != nil {
 		return ListOrdersResult{}, err
 	}
 	// steps[1]: if not_equals
-	if ok, err := x.Cond(ctx, "steps[1]", p.Status, runtime.OpNotEquals, "all"); err != nil {
+	if ok, err := x.Cond(ctx, "steps[1]", p.Status, vocab.OpNotEquals, "all"); err != nil {
 		return ListOrdersResult{}, err
 	} else if ok {
 		// steps[1].if.then[0]: select {label: Status}
 		if err := x.Do(ctx, "steps[1].if.then[0]", engine.Step{
-			Action:  engine.ActSelect,
+			Action:  vocab.ActSelect,
 			Target:  &engine.Target{Label: "Status"},
 			Options: []string{string(p.Status)},
-			Expect:  []engine.Condition{{Kind: engine.CondRequestSucceeded, URL: "&status=" + string(p.Status), Method: "GET"}},
+			Expect:  []engine.Condition{{Kind: vocab.CondRequestSucceeded, URL: "&status=" + string(p.Status), Method: "GET"}},
 		}); err != nil {
 			return ListOrdersResult{}, err
 		}
 	}
 	// steps[2]: wait until text_absent
 	if err := x.Do(ctx, "steps[2]", engine.Step{
-		Action: engine.ActWait,
-		Expect: []engine.Condition{{Kind: engine.CondTextAbsent, Text: "Loading orders"}},
+		Action: vocab.ActWait,
+		Expect: []engine.Condition{{Kind: vocab.CondTextAbsent, Text: "Loading orders"}},
 	}); err != nil {
 		return ListOrdersResult{}, err
 	}
@@ -160,7 +162,7 @@ func listOrdersMacro() *runtime.Macro {
 				Name: "counts pending orders",
 				Args: json.RawMessage(`{"status":"pending"}`),
 				Want: []runtime.Want{
-					{Field: "summary", Op: runtime.OpMatches, Arg: json.RawMessage(`"of 14 orders"`)},
+					{Field: "summary", Op: vocab.OpMatches, Arg: json.RawMessage(`"of 14 orders"`)},
 				},
 				Site:    "demo",
 				Fixture: "list_orders/counts-pending-orders.jsonl",

@@ -5,8 +5,10 @@ package generated
 import (
 	"context"
 	"encoding/json"
+
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // LoginParams are the arguments of Login (macro login).
@@ -29,15 +31,15 @@ func Login(ctx context.Context, x *runtime.Exec, p LoginParams) error {
 	}
 	// steps[0]: goto {{ env.DEMO_URL }}/login
 	if err := x.Do(ctx, "steps[0]", engine.Step{
-		Action: engine.ActGoto,
+		Action: vocab.ActGoto,
 		URL:    envDEMOURL + "/login",
-		Expect: []engine.Condition{{Kind: engine.CondURLMatches, Pattern: "/login"}},
+		Expect: []engine.Condition{{Kind: vocab.CondURLMatches, Pattern: "/login"}},
 	}); err != nil {
 		return err
 	}
 	// steps[1]: fill {label: Username}
 	if err := x.Do(ctx, "steps[1]", engine.Step{
-		Action: engine.ActFill,
+		Action: vocab.ActFill,
 		Target: &engine.Target{Label: "Username"},
 		Value:  p.Username,
 	}); err != nil {
@@ -45,7 +47,7 @@ func Login(ctx context.Context, x *runtime.Exec, p LoginParams) error {
 	}
 	// steps[2]: fill {label: Password}
 	if err := x.Do(ctx, "steps[2]", engine.Step{
-		Action:    engine.ActFill,
+		Action:    vocab.ActFill,
 		Target:    &engine.Target{Label: "Password"},
 		Value:     p.Password,
 		Sensitive: true,
@@ -54,11 +56,11 @@ func Login(ctx context.Context, x *runtime.Exec, p LoginParams) error {
 	}
 	// steps[3]: click {role: button, name: Sign in}
 	if err := x.Do(ctx, "steps[3]", engine.Step{
-		Action: engine.ActClick,
+		Action: vocab.ActClick,
 		Target: &engine.Target{Role: "button", Name: "Sign in"},
 		Expect: []engine.Condition{
-			{Kind: engine.CondURLMatches, Pattern: "/customers"},
-			{Kind: engine.CondRequestSucceeded, URL: "/api/login", Method: "POST"},
+			{Kind: vocab.CondURLMatches, Pattern: "/customers"},
+			{Kind: vocab.CondRequestSucceeded, URL: "/api/login", Method: "POST"},
 		},
 	}); err != nil {
 		return err

@@ -5,7 +5,9 @@ package generated
 import (
 	"context"
 	"encoding/json"
+
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // QuoteTierParams are the arguments of QuoteTier (macro quote_tier).
@@ -79,7 +81,7 @@ func QuoteTier(ctx context.Context, x *runtime.Exec, p QuoteTierParams) (QuoteTi
 	// steps[1]: set fits
 	fits = true
 	// steps[2]: if gt
-	if ok, err := x.Cond(ctx, "steps[2]", p.Seats, runtime.OpGT, price.Seats); err != nil {
+	if ok, err := x.Cond(ctx, "steps[2]", p.Seats, vocab.OpGT, price.Seats); err != nil {
 		return QuoteTierResult{}, err
 	} else if ok {
 		// steps[2].if.then[0]: set fits
@@ -120,10 +122,10 @@ func quoteTierMacro() *runtime.Macro {
 				Name: "quotes the pro tier",
 				Args: json.RawMessage(`{"seats":5,"tier":"pro"}`),
 				Want: []runtime.Want{
-					{Field: "monthly_price", Op: runtime.OpEquals, Arg: json.RawMessage(`29`)},
-					{Field: "currency", Op: runtime.OpEquals, Arg: json.RawMessage(`"USD"`)},
-					{Field: "included_seats", Op: runtime.OpEquals, Arg: json.RawMessage(`5`)},
-					{Field: "fits", Op: runtime.OpEquals, Arg: json.RawMessage(`true`)},
+					{Field: "monthly_price", Op: vocab.OpEquals, Arg: json.RawMessage(`29`)},
+					{Field: "currency", Op: vocab.OpEquals, Arg: json.RawMessage(`"USD"`)},
+					{Field: "included_seats", Op: vocab.OpEquals, Arg: json.RawMessage(`5`)},
+					{Field: "fits", Op: vocab.OpEquals, Arg: json.RawMessage(`true`)},
 				},
 				Fixture: "quote_tier/quotes-the-pro-tier.jsonl",
 			},
@@ -131,8 +133,8 @@ func quoteTierMacro() *runtime.Macro {
 				Name: "a larger team does not fit the free tier",
 				Args: json.RawMessage(`{"seats":3,"tier":"free"}`),
 				Want: []runtime.Want{
-					{Field: "monthly_price", Op: runtime.OpEquals, Arg: json.RawMessage(`0`)},
-					{Field: "fits", Op: runtime.OpEquals, Arg: json.RawMessage(`false`)},
+					{Field: "monthly_price", Op: vocab.OpEquals, Arg: json.RawMessage(`0`)},
+					{Field: "fits", Op: vocab.OpEquals, Arg: json.RawMessage(`false`)},
 				},
 				Fixture: "quote_tier/a-larger-team-does-not-fit-the-free-tier.jsonl",
 			},

@@ -5,8 +5,10 @@ package generated
 import (
 	"context"
 	"encoding/json"
-	"github.com/macrokit/macrokit-go/runtime"
 	"strconv"
+
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // SuggestReviewersParams are the arguments of SuggestReviewers (macro suggest_reviewers).
@@ -182,7 +184,7 @@ func SuggestReviewers(ctx context.Context, x *runtime.Exec, p SuggestReviewersPa
 		return SuggestReviewersResult{}, err
 	}
 	// steps[4]: if contains
-	if ok, err := x.Cond(ctx, "steps[4]", topLevel, runtime.OpContains, "docs"); err != nil {
+	if ok, err := x.Cond(ctx, "steps[4]", topLevel, vocab.OpContains, "docs"); err != nil {
 		return SuggestReviewersResult{}, err
 	} else if ok {
 		// steps[4].if.then[0]: http GET {{ env.GITHUB_API_URL }}/repos/{{ owner }}/{{ repo }}/contents/docs
@@ -205,7 +207,7 @@ func SuggestReviewers(ctx context.Context, x *runtime.Exec, p SuggestReviewersPa
 			return SuggestReviewersResult{}, err
 		}
 		// steps[4].if.then[1]: if contains
-		if ok2, err := x.Cond(ctx, "steps[4].if.then[1]", inDocs, runtime.OpContains, "CODEOWNERS"); err != nil {
+		if ok2, err := x.Cond(ctx, "steps[4].if.then[1]", inDocs, vocab.OpContains, "CODEOWNERS"); err != nil {
 			return SuggestReviewersResult{}, err
 		} else if ok2 {
 			// steps[4].if.then[1].if.then[0]: http GET {{ env.GITHUB_API_URL }}/repos/{{ owner }}/{{ repo }}/contents/docs/C...
@@ -236,7 +238,7 @@ func SuggestReviewers(ctx context.Context, x *runtime.Exec, p SuggestReviewersPa
 		}
 	}
 	// steps[5]: if contains
-	if ok3, err := x.Cond(ctx, "steps[5]", topLevel, runtime.OpContains, "CODEOWNERS"); err != nil {
+	if ok3, err := x.Cond(ctx, "steps[5]", topLevel, vocab.OpContains, "CODEOWNERS"); err != nil {
 		return SuggestReviewersResult{}, err
 	} else if ok3 {
 		// steps[5].if.then[0]: http GET {{ env.GITHUB_API_URL }}/repos/{{ owner }}/{{ repo }}/contents/CODEOWNERS
@@ -266,7 +268,7 @@ func SuggestReviewers(ctx context.Context, x *runtime.Exec, p SuggestReviewersPa
 		codeownersFile = "CODEOWNERS"
 	}
 	// steps[6]: if contains
-	if ok4, err := x.Cond(ctx, "steps[6]", topLevel, runtime.OpContains, ".github"); err != nil {
+	if ok4, err := x.Cond(ctx, "steps[6]", topLevel, vocab.OpContains, ".github"); err != nil {
 		return SuggestReviewersResult{}, err
 	} else if ok4 {
 		// steps[6].if.then[0]: http GET {{ env.GITHUB_API_URL }}/repos/{{ owner }}/{{ repo }}/contents/.github
@@ -289,7 +291,7 @@ func SuggestReviewers(ctx context.Context, x *runtime.Exec, p SuggestReviewersPa
 			return SuggestReviewersResult{}, err
 		}
 		// steps[6].if.then[1]: if contains
-		if ok5, err := x.Cond(ctx, "steps[6].if.then[1]", inGithub, runtime.OpContains, "CODEOWNERS"); err != nil {
+		if ok5, err := x.Cond(ctx, "steps[6].if.then[1]", inGithub, vocab.OpContains, "CODEOWNERS"); err != nil {
 			return SuggestReviewersResult{}, err
 		} else if ok5 {
 			// steps[6].if.then[1].if.then[0]: http GET {{ env.GITHUB_API_URL }}/repos/{{ owner }}/{{ repo }}/contents/.githu...
@@ -332,7 +334,7 @@ func SuggestReviewers(ctx context.Context, x *runtime.Exec, p SuggestReviewersPa
 	authors = []any{}
 	history = "the last 10 commits on each changed file"
 	// steps[9]: if lte
-	if ok6, err := x.Cond(ctx, "steps[9]", changedFiles, runtime.OpLTE, 30); err != nil {
+	if ok6, err := x.Cond(ctx, "steps[9]", changedFiles, vocab.OpLTE, 30); err != nil {
 		return SuggestReviewersResult{}, err
 	} else if ok6 {
 		// steps[9].if.then[0]: foreach file in {{ files }}
@@ -474,9 +476,9 @@ func suggestReviewersMacro() *runtime.Macro {
 				Name: "the code owner first, then a recent committer",
 				Args: json.RawMessage(`{"number":10,"owner":"acme","repo":"widgets"}`),
 				Want: []runtime.Want{
-					{Field: "reviewers", Op: runtime.OpLen, Arg: json.RawMessage(`2`)},
-					{Field: "codeowners_file", Op: runtime.OpEquals, Arg: json.RawMessage(`".github/CODEOWNERS"`)},
-					{Field: "summary", Op: runtime.OpMatches, Arg: json.RawMessage(`"@frank .*@grace"`)},
+					{Field: "reviewers", Op: vocab.OpLen, Arg: json.RawMessage(`2`)},
+					{Field: "codeowners_file", Op: vocab.OpEquals, Arg: json.RawMessage(`".github/CODEOWNERS"`)},
+					{Field: "summary", Op: vocab.OpMatches, Arg: json.RawMessage(`"@frank .*@grace"`)},
 				},
 				Site:    "github_api",
 				Fixture: "suggest_reviewers/the-code-owner-first-then-a-recent-committer.jsonl",
@@ -485,8 +487,8 @@ func suggestReviewersMacro() *runtime.Macro {
 				Name: "only the best one",
 				Args: json.RawMessage(`{"max":1,"number":10,"owner":"acme","repo":"widgets"}`),
 				Want: []runtime.Want{
-					{Field: "reviewers", Op: runtime.OpLen, Arg: json.RawMessage(`1`)},
-					{Field: "summary", Op: runtime.OpContains, Arg: json.RawMessage(`"@frank (code owner of 2 changed files; recent commits on 1 of the changed paths)"`)},
+					{Field: "reviewers", Op: vocab.OpLen, Arg: json.RawMessage(`1`)},
+					{Field: "summary", Op: vocab.OpContains, Arg: json.RawMessage(`"@frank (code owner of 2 changed files; recent commits on 1 of the changed paths)"`)},
 				},
 				Site:    "github_api",
 				Fixture: "suggest_reviewers/only-the-best-one.jsonl",
@@ -495,9 +497,9 @@ func suggestReviewersMacro() *runtime.Macro {
 				Name: "a large pull request in a repository without CODEOWNERS",
 				Args: json.RawMessage(`{"number":2,"owner":"acme","repo":"tiny"}`),
 				Want: []runtime.Want{
-					{Field: "codeowners_file", Op: runtime.OpEquals, Arg: json.RawMessage(`""`)},
-					{Field: "history", Op: runtime.OpContains, Arg: json.RawMessage(`"last 50 commits"`)},
-					{Field: "summary", Op: runtime.OpContains, Arg: json.RawMessage(`"@xia"`)},
+					{Field: "codeowners_file", Op: vocab.OpEquals, Arg: json.RawMessage(`""`)},
+					{Field: "history", Op: vocab.OpContains, Arg: json.RawMessage(`"last 50 commits"`)},
+					{Field: "summary", Op: vocab.OpContains, Arg: json.RawMessage(`"@xia"`)},
 				},
 				Site:    "github_api",
 				Fixture: "suggest_reviewers/a-large-pull-request-in-a-repository-without-codeowners.jsonl",

@@ -5,8 +5,10 @@ package generated
 import (
 	"context"
 	"encoding/json"
-	"github.com/macrokit/macrokit-go/runtime"
 	"strconv"
+
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // TriageIssueParams are the arguments of TriageIssue (macro triage_issue).
@@ -146,7 +148,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 	bucket = "other"
 	reason = "no clear signal"
 	// steps[2]: if matches
-	if ok, err := x.Cond(ctx, "steps[2]", body, runtime.OpMatches, "(?i)steps to reproduce|expected (behavior|behaviour|result)|actual (behavior|behaviour|result)|stack ?trace|traceback|panic:|exception|segmentation fault"); err != nil {
+	if ok, err := x.Cond(ctx, "steps[2]", body, vocab.OpMatches, "(?i)steps to reproduce|expected (behavior|behaviour|result)|actual (behavior|behaviour|result)|stack ?trace|traceback|panic:|exception|segmentation fault"); err != nil {
 		return TriageIssueResult{}, err
 	} else if ok {
 		// steps[2].if.then[0]: set bucket, reason
@@ -154,7 +156,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 		reason = "the body reads like a bug report"
 	}
 	// steps[3]: if matches
-	if ok2, err := x.Cond(ctx, "steps[3]", body, runtime.OpMatches, "(?i)feature request|it would be (nice|great|useful)|would love|proposal|is your feature request related|please add"); err != nil {
+	if ok2, err := x.Cond(ctx, "steps[3]", body, vocab.OpMatches, "(?i)feature request|it would be (nice|great|useful)|would love|proposal|is your feature request related|please add"); err != nil {
 		return TriageIssueResult{}, err
 	} else if ok2 {
 		// steps[3].if.then[0]: set bucket, reason
@@ -162,7 +164,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 		reason = "the body reads like a feature request"
 	}
 	// steps[4]: if matches
-	if ok3, err := x.Cond(ctx, "steps[4]", title, runtime.OpMatches, "(?i)\\b(support|add|allow|feature|request|proposal|enhancement|option to)\\b"); err != nil {
+	if ok3, err := x.Cond(ctx, "steps[4]", title, vocab.OpMatches, "(?i)\\b(support|add|allow|feature|request|proposal|enhancement|option to)\\b"); err != nil {
 		return TriageIssueResult{}, err
 	} else if ok3 {
 		// steps[4].if.then[0]: set bucket, reason
@@ -170,7 +172,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 		reason = "the title asks for something new"
 	}
 	// steps[5]: if matches
-	if ok4, err := x.Cond(ctx, "steps[5]", title, runtime.OpMatches, "(?i)\\b(bug|crash|crashes|crashed|error|errors|fails|failed|failing|failure|broken|panic|regression|not working|doesn'?t work|incorrect|wrong|exception|hangs?|freezes?)\\b"); err != nil {
+	if ok4, err := x.Cond(ctx, "steps[5]", title, vocab.OpMatches, "(?i)\\b(bug|crash|crashes|crashed|error|errors|fails|failed|failing|failure|broken|panic|regression|not working|doesn'?t work|incorrect|wrong|exception|hangs?|freezes?)\\b"); err != nil {
 		return TriageIssueResult{}, err
 	} else if ok4 {
 		// steps[5].if.then[0]: set bucket, reason
@@ -178,7 +180,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 		reason = "the title describes something broken"
 	}
 	// steps[6]: if matches
-	if ok5, err := x.Cond(ctx, "steps[6]", title, runtime.OpMatches, "(?i)^(how|what|why|where|when|which|is it|is there|are there|can i|can we|can you|does|do i|do you|should)\\b|\\?\\s*$"); err != nil {
+	if ok5, err := x.Cond(ctx, "steps[6]", title, vocab.OpMatches, "(?i)^(how|what|why|where|when|which|is it|is there|are there|can i|can we|can you|does|do i|do you|should)\\b|\\?\\s*$"); err != nil {
 		return TriageIssueResult{}, err
 	} else if ok5 {
 		// steps[6].if.then[0]: set bucket, reason
@@ -186,7 +188,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 		reason = "the title is a question"
 	}
 	// steps[7]: if matches
-	if ok6, err := x.Cond(ctx, "steps[7]", title, runtime.OpMatches, "(?i)\\b(docs?|documentation|readme|typos?)\\b"); err != nil {
+	if ok6, err := x.Cond(ctx, "steps[7]", title, vocab.OpMatches, "(?i)\\b(docs?|documentation|readme|typos?)\\b"); err != nil {
 		return TriageIssueResult{}, err
 	} else if ok6 {
 		// steps[7].if.then[0]: set bucket, reason
@@ -194,7 +196,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 		reason = "the title is about documentation"
 	}
 	// steps[8]: if matches
-	if ok7, err := x.Cond(ctx, "steps[8]", title, runtime.OpMatches, "(?i)\\b(security|vulnerability|vulnerabilities|cve-[0-9]{4}-[0-9]+|xss|csrf|injection|rce)\\b"); err != nil {
+	if ok7, err := x.Cond(ctx, "steps[8]", title, vocab.OpMatches, "(?i)\\b(security|vulnerability|vulnerabilities|cve-[0-9]{4}-[0-9]+|xss|csrf|injection|rce)\\b"); err != nil {
 		return TriageIssueResult{}, err
 	} else if ok7 {
 		// steps[8].if.then[0]: set bucket, reason
@@ -202,7 +204,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 		reason = "the title is about security"
 	}
 	// steps[9]: if matches
-	if ok8, err := x.Cond(ctx, "steps[9]", title, runtime.OpMatches, "(?i)^\\[?(bug|bug report|fix)\\]?:?\\s"); err != nil {
+	if ok8, err := x.Cond(ctx, "steps[9]", title, vocab.OpMatches, "(?i)^\\[?(bug|bug report|fix)\\]?:?\\s"); err != nil {
 		return TriageIssueResult{}, err
 	} else if ok8 {
 		// steps[9].if.then[0]: set bucket, reason
@@ -210,7 +212,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 		reason = "the title is tagged as a bug"
 	}
 	// steps[10]: if matches
-	if ok9, err := x.Cond(ctx, "steps[10]", title, runtime.OpMatches, "(?i)^\\[?(feature|feature request|feat|enhancement|rfc)\\]?:?\\s"); err != nil {
+	if ok9, err := x.Cond(ctx, "steps[10]", title, vocab.OpMatches, "(?i)^\\[?(feature|feature request|feat|enhancement|rfc)\\]?:?\\s"); err != nil {
 		return TriageIssueResult{}, err
 	} else if ok9 {
 		// steps[10].if.then[0]: set bucket, reason
@@ -218,7 +220,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 		reason = "the title is tagged as a feature request"
 	}
 	// steps[11]: if matches
-	if ok10, err := x.Cond(ctx, "steps[11]", title, runtime.OpMatches, "(?i)^\\[?(question|q|help)\\]?:?\\s"); err != nil {
+	if ok10, err := x.Cond(ctx, "steps[11]", title, vocab.OpMatches, "(?i)^\\[?(question|q|help)\\]?:?\\s"); err != nil {
 		return TriageIssueResult{}, err
 	} else if ok10 {
 		// steps[11].if.then[0]: set bucket, reason
@@ -226,7 +228,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 		reason = "the title is tagged as a question"
 	}
 	// steps[12]: if matches
-	if ok11, err := x.Cond(ctx, "steps[12]", title, runtime.OpMatches, "(?i)^\\[?(docs?|documentation)\\]?:?\\s"); err != nil {
+	if ok11, err := x.Cond(ctx, "steps[12]", title, vocab.OpMatches, "(?i)^\\[?(docs?|documentation)\\]?:?\\s"); err != nil {
 		return TriageIssueResult{}, err
 	} else if ok11 {
 		// steps[12].if.then[0]: set bucket, reason
@@ -241,7 +243,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 		at := "steps[13].foreach[" + strconv.Itoa(i) + "]"
 		existing = item
 		// steps[13].foreach.steps[0]: if matches
-		if ok12, err := x.Cond(ctx, at+".steps[0]", existing, runtime.OpMatches, "(?i)^((type|kind)[:/] ?)?(bug|defect|regression|crash)$"); err != nil {
+		if ok12, err := x.Cond(ctx, at+".steps[0]", existing, vocab.OpMatches, "(?i)^((type|kind)[:/] ?)?(bug|defect|regression|crash)$"); err != nil {
 			return TriageIssueResult{}, err
 		} else if ok12 {
 			// steps[13].foreach.steps[0].if.then[0]: set bucket, reason
@@ -253,7 +255,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 			reason = "it is labelled " + text
 		}
 		// steps[13].foreach.steps[1]: if matches
-		if ok13, err := x.Cond(ctx, at+".steps[1]", existing, runtime.OpMatches, "(?i)^((type|kind)[:/] ?)?(enhancement|feature|feature request)$"); err != nil {
+		if ok13, err := x.Cond(ctx, at+".steps[1]", existing, vocab.OpMatches, "(?i)^((type|kind)[:/] ?)?(enhancement|feature|feature request)$"); err != nil {
 			return TriageIssueResult{}, err
 		} else if ok13 {
 			// steps[13].foreach.steps[1].if.then[0]: set bucket, reason
@@ -265,7 +267,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 			reason = "it is labelled " + text2
 		}
 		// steps[13].foreach.steps[2]: if matches
-		if ok14, err := x.Cond(ctx, at+".steps[2]", existing, runtime.OpMatches, "(?i)^((type|kind)[:/] ?)?(question|support)$"); err != nil {
+		if ok14, err := x.Cond(ctx, at+".steps[2]", existing, vocab.OpMatches, "(?i)^((type|kind)[:/] ?)?(question|support)$"); err != nil {
 			return TriageIssueResult{}, err
 		} else if ok14 {
 			// steps[13].foreach.steps[2].if.then[0]: set bucket, reason
@@ -277,7 +279,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 			reason = "it is labelled " + text3
 		}
 		// steps[13].foreach.steps[3]: if matches
-		if ok15, err := x.Cond(ctx, at+".steps[3]", existing, runtime.OpMatches, "(?i)^((type|kind)[:/] ?)?(docs|documentation)$"); err != nil {
+		if ok15, err := x.Cond(ctx, at+".steps[3]", existing, vocab.OpMatches, "(?i)^((type|kind)[:/] ?)?(docs|documentation)$"); err != nil {
 			return TriageIssueResult{}, err
 		} else if ok15 {
 			// steps[13].foreach.steps[3].if.then[0]: set bucket, reason
@@ -289,7 +291,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 			reason = "it is labelled " + text4
 		}
 		// steps[13].foreach.steps[4]: if matches
-		if ok16, err := x.Cond(ctx, at+".steps[4]", existing, runtime.OpMatches, "(?i)^((type|kind)[:/] ?)?security$"); err != nil {
+		if ok16, err := x.Cond(ctx, at+".steps[4]", existing, vocab.OpMatches, "(?i)^((type|kind)[:/] ?)?security$"); err != nil {
 			return TriageIssueResult{}, err
 		} else if ok16 {
 			// steps[13].foreach.steps[4].if.then[0]: set bucket, reason
@@ -340,7 +342,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 		if err != nil {
 			return TriageIssueResult{}, x.Fail(ctx, at2+".steps[0]", "assert", err)
 		}
-		if err := x.Assert(ctx, at2+".steps[0]", field, runtime.OpNotEquals, p.Number, "the duplicate search returned the issue itself"); err != nil {
+		if err := x.Assert(ctx, at2+".steps[0]", field, vocab.OpNotEquals, p.Number, "the duplicate search returned the issue itself"); err != nil {
 			return TriageIssueResult{}, err
 		}
 		field2, err := runtime.Lookup(candidate, "number")
@@ -369,21 +371,21 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 	// steps[16]: set label
 	label = bucket
 	// steps[17]: if equals
-	if ok17, err := x.Cond(ctx, "steps[17]", bucket, runtime.OpEquals, "feature"); err != nil {
+	if ok17, err := x.Cond(ctx, "steps[17]", bucket, vocab.OpEquals, "feature"); err != nil {
 		return TriageIssueResult{}, err
 	} else if ok17 {
 		// steps[17].if.then[0]: set label
 		label = "enhancement"
 	}
 	// steps[18]: if equals
-	if ok18, err := x.Cond(ctx, "steps[18]", bucket, runtime.OpEquals, "docs"); err != nil {
+	if ok18, err := x.Cond(ctx, "steps[18]", bucket, vocab.OpEquals, "docs"); err != nil {
 		return TriageIssueResult{}, err
 	} else if ok18 {
 		// steps[18].if.then[0]: set label
 		label = "documentation"
 	}
 	// steps[19]: if equals
-	if ok19, err := x.Cond(ctx, "steps[19]", bucket, runtime.OpEquals, "other"); err != nil {
+	if ok19, err := x.Cond(ctx, "steps[19]", bucket, vocab.OpEquals, "other"); err != nil {
 		return TriageIssueResult{}, err
 	} else if ok19 {
 		// steps[19].if.then[0]: set label
@@ -392,7 +394,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 	// steps[20]: set labels
 	labels = []string{label}
 	// steps[21]: if gt
-	if ok20, err := x.Cond(ctx, "steps[21]", duplicateCount, runtime.OpGT, 0); err != nil {
+	if ok20, err := x.Cond(ctx, "steps[21]", duplicateCount, vocab.OpGT, 0); err != nil {
 		return TriageIssueResult{}, err
 	} else if ok20 {
 		// steps[21].if.then[0]: set labels
@@ -401,7 +403,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 	// steps[22]: set summary
 	summary = bucket + ": " + title + " (#" + strconv.FormatInt(p.Number, 10) + " by @" + author + ", " + state + "); " + strconv.FormatInt(duplicateCount, 10) + " likely duplicate(s)"
 	// steps[23]: if equals
-	if ok21, err := x.Cond(ctx, "steps[23]", p.Apply, runtime.OpEquals, true); err != nil {
+	if ok21, err := x.Cond(ctx, "steps[23]", p.Apply, vocab.OpEquals, true); err != nil {
 		return TriageIssueResult{}, err
 	} else if ok21 {
 		// steps[23].if.then[0]: http POST {{ env.GITHUB_API_URL }}/repos/{{ owner }}/{{ repo }}/issues/{{ number }}/labe...
@@ -494,10 +496,10 @@ func triageIssueMacro() *runtime.Macro {
 				Name: "a crash report with an earlier duplicate",
 				Args: json.RawMessage(`{"number":20,"owner":"acme","repo":"widgets"}`),
 				Want: []runtime.Want{
-					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"bug"`)},
-					{Field: "duplicate_count", Op: runtime.OpEquals, Arg: json.RawMessage(`1`)},
-					{Field: "labels", Op: runtime.OpEquals, Arg: json.RawMessage(`["bug","possible duplicate"]`)},
-					{Field: "applied", Op: runtime.OpEquals, Arg: json.RawMessage(`false`)},
+					{Field: "bucket", Op: vocab.OpEquals, Arg: json.RawMessage(`"bug"`)},
+					{Field: "duplicate_count", Op: vocab.OpEquals, Arg: json.RawMessage(`1`)},
+					{Field: "labels", Op: vocab.OpEquals, Arg: json.RawMessage(`["bug","possible duplicate"]`)},
+					{Field: "applied", Op: vocab.OpEquals, Arg: json.RawMessage(`false`)},
 				},
 				Site:    "github_api",
 				Fixture: "triage_issue/a-crash-report-with-an-earlier-duplicate.jsonl",
@@ -506,9 +508,9 @@ func triageIssueMacro() *runtime.Macro {
 				Name: "a feature request",
 				Args: json.RawMessage(`{"number":21,"owner":"acme","repo":"widgets"}`),
 				Want: []runtime.Want{
-					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"feature"`)},
-					{Field: "labels", Op: runtime.OpEquals, Arg: json.RawMessage(`["enhancement"]`)},
-					{Field: "duplicate_count", Op: runtime.OpEquals, Arg: json.RawMessage(`0`)},
+					{Field: "bucket", Op: vocab.OpEquals, Arg: json.RawMessage(`"feature"`)},
+					{Field: "labels", Op: vocab.OpEquals, Arg: json.RawMessage(`["enhancement"]`)},
+					{Field: "duplicate_count", Op: vocab.OpEquals, Arg: json.RawMessage(`0`)},
 				},
 				Site:    "github_api",
 				Fixture: "triage_issue/a-feature-request.jsonl",
@@ -517,8 +519,8 @@ func triageIssueMacro() *runtime.Macro {
 				Name: "a question, labelled",
 				Args: json.RawMessage(`{"apply":true,"number":22,"owner":"acme","repo":"widgets"}`),
 				Want: []runtime.Want{
-					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"question"`)},
-					{Field: "applied", Op: runtime.OpEquals, Arg: json.RawMessage(`true`)},
+					{Field: "bucket", Op: vocab.OpEquals, Arg: json.RawMessage(`"question"`)},
+					{Field: "applied", Op: vocab.OpEquals, Arg: json.RawMessage(`true`)},
 				},
 				Site:    "github_api",
 				Fixture: "triage_issue/a-question-labelled.jsonl",
@@ -527,8 +529,8 @@ func triageIssueMacro() *runtime.Macro {
 				Name: "no signal needs triage",
 				Args: json.RawMessage(`{"number":23,"owner":"acme","repo":"widgets"}`),
 				Want: []runtime.Want{
-					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"other"`)},
-					{Field: "labels", Op: runtime.OpEquals, Arg: json.RawMessage(`["needs triage"]`)},
+					{Field: "bucket", Op: vocab.OpEquals, Arg: json.RawMessage(`"other"`)},
+					{Field: "labels", Op: vocab.OpEquals, Arg: json.RawMessage(`["needs triage"]`)},
 				},
 				Site:    "github_api",
 				Fixture: "triage_issue/no-signal-needs-triage.jsonl",

@@ -5,8 +5,10 @@ package generated
 import (
 	"context"
 	"encoding/json"
-	"github.com/macrokit/macrokit-go/runtime"
 	"strconv"
+
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // TriagePullRequestParams are the arguments of TriagePullRequest (macro triage_pull_request).
@@ -142,7 +144,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 	bucket = "chore"
 	reason = "no stronger signal, so chore"
 	// steps[3]: if matches
-	if ok, err := x.Cond(ctx, "steps[3]", title, runtime.OpMatches, "(?i)^(add|adds|added|implement|implements|introduce|introduces|support|allow|enable|new)\\b|\\bfeature\\b"); err != nil {
+	if ok, err := x.Cond(ctx, "steps[3]", title, vocab.OpMatches, "(?i)^(add|adds|added|implement|implements|introduce|introduces|support|allow|enable|new)\\b|\\bfeature\\b"); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok {
 		// steps[3].if.then[0]: set bucket, reason
@@ -150,7 +152,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		reason = "the title reads like a new feature"
 	}
 	// steps[4]: if matches
-	if ok2, err := x.Cond(ctx, "steps[4]", title, runtime.OpMatches, "(?i)\\b(fix|fixes|fixed|fixing|bug|bugfix|hotfix|crash|crashes|regression|broken|panic|leak)\\b"); err != nil {
+	if ok2, err := x.Cond(ctx, "steps[4]", title, vocab.OpMatches, "(?i)\\b(fix|fixes|fixed|fixing|bug|bugfix|hotfix|crash|crashes|regression|broken|panic|leak)\\b"); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok2 {
 		// steps[4].if.then[0]: set bucket, reason
@@ -158,7 +160,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		reason = "the title reads like a bug fix"
 	}
 	// steps[5]: if matches
-	if ok3, err := x.Cond(ctx, "steps[5]", title, runtime.OpMatches, "(?i)\\b(refactor|refactors|refactoring|clean ?up|simplify|rename|restructure|reorganize|tidy)\\b"); err != nil {
+	if ok3, err := x.Cond(ctx, "steps[5]", title, vocab.OpMatches, "(?i)\\b(refactor|refactors|refactoring|clean ?up|simplify|rename|restructure|reorganize|tidy)\\b"); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok3 {
 		// steps[5].if.then[0]: set bucket, reason
@@ -166,7 +168,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		reason = "the title reads like a refactoring"
 	}
 	// steps[6]: if matches
-	if ok4, err := x.Cond(ctx, "steps[6]", title, runtime.OpMatches, "(?i)\\b(tests?|testing|e2e|coverage|flaky)\\b"); err != nil {
+	if ok4, err := x.Cond(ctx, "steps[6]", title, vocab.OpMatches, "(?i)\\b(tests?|testing|e2e|coverage|flaky)\\b"); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok4 {
 		// steps[6].if.then[0]: set bucket, reason
@@ -174,7 +176,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		reason = "the title is about tests"
 	}
 	// steps[7]: if matches
-	if ok5, err := x.Cond(ctx, "steps[7]", title, runtime.OpMatches, "(?i)\\b(ci|github actions|workflows?|pipeline)\\b"); err != nil {
+	if ok5, err := x.Cond(ctx, "steps[7]", title, vocab.OpMatches, "(?i)\\b(ci|github actions|workflows?|pipeline)\\b"); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok5 {
 		// steps[7].if.then[0]: set bucket, reason
@@ -182,7 +184,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		reason = "the title is about CI"
 	}
 	// steps[8]: if matches
-	if ok6, err := x.Cond(ctx, "steps[8]", title, runtime.OpMatches, "(?i)\\b(docs?|documentation|readme|typos?|changelog)\\b"); err != nil {
+	if ok6, err := x.Cond(ctx, "steps[8]", title, vocab.OpMatches, "(?i)\\b(docs?|documentation|readme|typos?|changelog)\\b"); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok6 {
 		// steps[8].if.then[0]: set bucket, reason
@@ -190,7 +192,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		reason = "the title is about documentation"
 	}
 	// steps[9]: if matches
-	if ok7, err := x.Cond(ctx, "steps[9]", title, runtime.OpMatches, "(?i)^(bump|update|upgrade)\\s+\\S+\\s+(from|to)\\s+v?[0-9]|\\b(dependency|dependencies|deps)\\b"); err != nil {
+	if ok7, err := x.Cond(ctx, "steps[9]", title, vocab.OpMatches, "(?i)^(bump|update|upgrade)\\s+\\S+\\s+(from|to)\\s+v?[0-9]|\\b(dependency|dependencies|deps)\\b"); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok7 {
 		// steps[9].if.then[0]: set bucket, reason
@@ -198,7 +200,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		reason = "the title is a dependency update"
 	}
 	// steps[10]: if matches
-	if ok8, err := x.Cond(ctx, "steps[10]", title, runtime.OpMatches, "(?i)^(feat|feature|perf)(\\([^)]*\\))?!?:"); err != nil {
+	if ok8, err := x.Cond(ctx, "steps[10]", title, vocab.OpMatches, "(?i)^(feat|feature|perf)(\\([^)]*\\))?!?:"); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok8 {
 		// steps[10].if.then[0]: set bucket, reason
@@ -206,7 +208,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		reason = "the title has a feat: or perf: prefix"
 	}
 	// steps[11]: if matches
-	if ok9, err := x.Cond(ctx, "steps[11]", title, runtime.OpMatches, "(?i)^(fix|bugfix|hotfix)(\\([^)]*\\))?!?:"); err != nil {
+	if ok9, err := x.Cond(ctx, "steps[11]", title, vocab.OpMatches, "(?i)^(fix|bugfix|hotfix)(\\([^)]*\\))?!?:"); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok9 {
 		// steps[11].if.then[0]: set bucket, reason
@@ -214,7 +216,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		reason = "the title has a fix: prefix"
 	}
 	// steps[12]: if matches
-	if ok10, err := x.Cond(ctx, "steps[12]", title, runtime.OpMatches, "(?i)^(refactor|style)(\\([^)]*\\))?!?:"); err != nil {
+	if ok10, err := x.Cond(ctx, "steps[12]", title, vocab.OpMatches, "(?i)^(refactor|style)(\\([^)]*\\))?!?:"); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok10 {
 		// steps[12].if.then[0]: set bucket, reason
@@ -222,7 +224,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		reason = "the title has a refactor: prefix"
 	}
 	// steps[13]: if matches
-	if ok11, err := x.Cond(ctx, "steps[13]", title, runtime.OpMatches, "(?i)^tests?(\\([^)]*\\))?!?:"); err != nil {
+	if ok11, err := x.Cond(ctx, "steps[13]", title, vocab.OpMatches, "(?i)^tests?(\\([^)]*\\))?!?:"); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok11 {
 		// steps[13].if.then[0]: set bucket, reason
@@ -230,7 +232,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		reason = "the title has a test: prefix"
 	}
 	// steps[14]: if matches
-	if ok12, err := x.Cond(ctx, "steps[14]", title, runtime.OpMatches, "(?i)^(ci|build)(\\([^)]*\\))?!?:"); err != nil {
+	if ok12, err := x.Cond(ctx, "steps[14]", title, vocab.OpMatches, "(?i)^(ci|build)(\\([^)]*\\))?!?:"); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok12 {
 		// steps[14].if.then[0]: set bucket, reason
@@ -238,7 +240,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		reason = "the title has a ci: or build: prefix"
 	}
 	// steps[15]: if matches
-	if ok13, err := x.Cond(ctx, "steps[15]", title, runtime.OpMatches, "(?i)^docs?(\\([^)]*\\))?!?:"); err != nil {
+	if ok13, err := x.Cond(ctx, "steps[15]", title, vocab.OpMatches, "(?i)^docs?(\\([^)]*\\))?!?:"); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok13 {
 		// steps[15].if.then[0]: set bucket, reason
@@ -246,7 +248,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		reason = "the title has a docs: prefix"
 	}
 	// steps[16]: if matches
-	if ok14, err := x.Cond(ctx, "steps[16]", title, runtime.OpMatches, "(?i)^(chore|revert)(\\([^)]*\\))?!?:"); err != nil {
+	if ok14, err := x.Cond(ctx, "steps[16]", title, vocab.OpMatches, "(?i)^(chore|revert)(\\([^)]*\\))?!?:"); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok14 {
 		// steps[16].if.then[0]: set bucket, reason
@@ -254,7 +256,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		reason = "the title has a chore: prefix"
 	}
 	// steps[17]: if matches
-	if ok15, err := x.Cond(ctx, "steps[17]", title, runtime.OpMatches, "(?i)^((chore|build|fix)\\(deps(-dev)?\\)|deps(\\([^)]*\\))?)!?:"); err != nil {
+	if ok15, err := x.Cond(ctx, "steps[17]", title, vocab.OpMatches, "(?i)^((chore|build|fix)\\(deps(-dev)?\\)|deps(\\([^)]*\\))?)!?:"); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok15 {
 		// steps[17].if.then[0]: set bucket, reason
@@ -262,7 +264,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		reason = "the title has a deps prefix"
 	}
 	// steps[18]: if matches
-	if ok16, err := x.Cond(ctx, "steps[18]", author, runtime.OpMatches, "(?i)^(dependabot|renovate)(\\[bot\\])?$"); err != nil {
+	if ok16, err := x.Cond(ctx, "steps[18]", author, vocab.OpMatches, "(?i)^(dependabot|renovate)(\\[bot\\])?$"); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok16 {
 		// steps[18].if.then[0]: set bucket, reason
@@ -281,21 +283,21 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		at := "steps[20].foreach[" + strconv.Itoa(i) + "]"
 		file = item
 		// steps[20].foreach.steps[0]: if matches
-		if ok17, err := x.Cond(ctx, at+".steps[0]", file, runtime.OpMatches, "(?i)(^|/)(docs?|documentation)/|\\.(md|mdx|rst|adoc|txt)$|(^|/)(readme|changelog|contributing|license|authors|notice)[^/]*$"); err != nil {
+		if ok17, err := x.Cond(ctx, at+".steps[0]", file, vocab.OpMatches, "(?i)(^|/)(docs?|documentation)/|\\.(md|mdx|rst|adoc|txt)$|(^|/)(readme|changelog|contributing|license|authors|notice)[^/]*$"); err != nil {
 			return TriagePullRequestResult{}, err
 		} else if !ok17 {
 			// steps[20].foreach.steps[0].if.else[0]: set only_docs
 			onlyDocs = false
 		}
 		// steps[20].foreach.steps[1]: if matches
-		if ok18, err := x.Cond(ctx, at+".steps[1]", file, runtime.OpMatches, "(?i)(_test\\.go|\\.(test|spec)\\.[cm]?[jt]sx?|_test\\.py|(^|/)test_[^/]*\\.py|Tests?\\.(java|kt|cs)|_spec\\.rb)$|(^|/)(tests?|__tests__|spec|testdata|fixtures)/"); err != nil {
+		if ok18, err := x.Cond(ctx, at+".steps[1]", file, vocab.OpMatches, "(?i)(_test\\.go|\\.(test|spec)\\.[cm]?[jt]sx?|_test\\.py|(^|/)test_[^/]*\\.py|Tests?\\.(java|kt|cs)|_spec\\.rb)$|(^|/)(tests?|__tests__|spec|testdata|fixtures)/"); err != nil {
 			return TriagePullRequestResult{}, err
 		} else if !ok18 {
 			// steps[20].foreach.steps[1].if.else[0]: set only_tests
 			onlyTests = false
 		}
 		// steps[20].foreach.steps[2]: if matches
-		if ok19, err := x.Cond(ctx, at+".steps[2]", file, runtime.OpMatches, "^\\.github/(workflows|actions)/|^\\.(circleci|buildkite)/|^\\.gitlab-ci\\.yml$|^\\.travis\\.yml$|^azure-pipelines\\.yml$|^Jenkinsfile$"); err != nil {
+		if ok19, err := x.Cond(ctx, at+".steps[2]", file, vocab.OpMatches, "^\\.github/(workflows|actions)/|^\\.(circleci|buildkite)/|^\\.gitlab-ci\\.yml$|^\\.travis\\.yml$|^azure-pipelines\\.yml$|^Jenkinsfile$"); err != nil {
 			return TriagePullRequestResult{}, err
 		} else if !ok19 {
 			// steps[20].foreach.steps[2].if.else[0]: set only_ci
@@ -303,11 +305,11 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		}
 	}
 	// steps[21]: if empty
-	if ok20, err := x.Cond(ctx, "steps[21]", files, runtime.OpEmpty, false); err != nil {
+	if ok20, err := x.Cond(ctx, "steps[21]", files, vocab.OpEmpty, false); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok20 {
 		// steps[21].if.then[0]: if equals
-		if ok21, err := x.Cond(ctx, "steps[21].if.then[0]", onlyDocs, runtime.OpEquals, true); err != nil {
+		if ok21, err := x.Cond(ctx, "steps[21].if.then[0]", onlyDocs, vocab.OpEquals, true); err != nil {
 			return TriagePullRequestResult{}, err
 		} else if ok21 {
 			// steps[21].if.then[0].if.then[0]: set bucket, reason
@@ -315,7 +317,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 			reason = "every changed file is documentation"
 		}
 		// steps[21].if.then[1]: if equals
-		if ok22, err := x.Cond(ctx, "steps[21].if.then[1]", onlyTests, runtime.OpEquals, true); err != nil {
+		if ok22, err := x.Cond(ctx, "steps[21].if.then[1]", onlyTests, vocab.OpEquals, true); err != nil {
 			return TriagePullRequestResult{}, err
 		} else if ok22 {
 			// steps[21].if.then[1].if.then[0]: set bucket, reason
@@ -323,7 +325,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 			reason = "every changed file is a test"
 		}
 		// steps[21].if.then[2]: if equals
-		if ok23, err := x.Cond(ctx, "steps[21].if.then[2]", onlyCi, runtime.OpEquals, true); err != nil {
+		if ok23, err := x.Cond(ctx, "steps[21].if.then[2]", onlyCi, vocab.OpEquals, true); err != nil {
 			return TriagePullRequestResult{}, err
 		} else if ok23 {
 			// steps[21].if.then[2].if.then[0]: set bucket, reason
@@ -339,7 +341,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		at2 := "steps[22].foreach[" + strconv.Itoa(i2) + "]"
 		existing = item2
 		// steps[22].foreach.steps[0]: if matches
-		if ok24, err := x.Cond(ctx, at2+".steps[0]", existing, runtime.OpMatches, "(?i)^((type|kind)[:/] ?)?(bug|defect|regression)$"); err != nil {
+		if ok24, err := x.Cond(ctx, at2+".steps[0]", existing, vocab.OpMatches, "(?i)^((type|kind)[:/] ?)?(bug|defect|regression)$"); err != nil {
 			return TriagePullRequestResult{}, err
 		} else if ok24 {
 			// steps[22].foreach.steps[0].if.then[0]: set bucket, reason
@@ -351,7 +353,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 			reason = "it is labelled " + text
 		}
 		// steps[22].foreach.steps[1]: if matches
-		if ok25, err := x.Cond(ctx, at2+".steps[1]", existing, runtime.OpMatches, "(?i)^((type|kind)[:/] ?)?(enhancement|feature|feature request)$"); err != nil {
+		if ok25, err := x.Cond(ctx, at2+".steps[1]", existing, vocab.OpMatches, "(?i)^((type|kind)[:/] ?)?(enhancement|feature|feature request)$"); err != nil {
 			return TriagePullRequestResult{}, err
 		} else if ok25 {
 			// steps[22].foreach.steps[1].if.then[0]: set bucket, reason
@@ -363,7 +365,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 			reason = "it is labelled " + text2
 		}
 		// steps[22].foreach.steps[2]: if matches
-		if ok26, err := x.Cond(ctx, at2+".steps[2]", existing, runtime.OpMatches, "(?i)^((type|kind)[:/] ?)?(docs|documentation)$"); err != nil {
+		if ok26, err := x.Cond(ctx, at2+".steps[2]", existing, vocab.OpMatches, "(?i)^((type|kind)[:/] ?)?(docs|documentation)$"); err != nil {
 			return TriagePullRequestResult{}, err
 		} else if ok26 {
 			// steps[22].foreach.steps[2].if.then[0]: set bucket, reason
@@ -375,7 +377,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 			reason = "it is labelled " + text3
 		}
 		// steps[22].foreach.steps[3]: if matches
-		if ok27, err := x.Cond(ctx, at2+".steps[3]", existing, runtime.OpMatches, "(?i)^((type|kind)[:/] ?)?(tests?|testing)$"); err != nil {
+		if ok27, err := x.Cond(ctx, at2+".steps[3]", existing, vocab.OpMatches, "(?i)^((type|kind)[:/] ?)?(tests?|testing)$"); err != nil {
 			return TriagePullRequestResult{}, err
 		} else if ok27 {
 			// steps[22].foreach.steps[3].if.then[0]: set bucket, reason
@@ -387,7 +389,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 			reason = "it is labelled " + text4
 		}
 		// steps[22].foreach.steps[4]: if matches
-		if ok28, err := x.Cond(ctx, at2+".steps[4]", existing, runtime.OpMatches, "(?i)^((type|kind)[:/] ?)?(ci|build)$"); err != nil {
+		if ok28, err := x.Cond(ctx, at2+".steps[4]", existing, vocab.OpMatches, "(?i)^((type|kind)[:/] ?)?(ci|build)$"); err != nil {
 			return TriagePullRequestResult{}, err
 		} else if ok28 {
 			// steps[22].foreach.steps[4].if.then[0]: set bucket, reason
@@ -399,7 +401,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 			reason = "it is labelled " + text5
 		}
 		// steps[22].foreach.steps[5]: if matches
-		if ok29, err := x.Cond(ctx, at2+".steps[5]", existing, runtime.OpMatches, "(?i)^(dependencies|deps)$"); err != nil {
+		if ok29, err := x.Cond(ctx, at2+".steps[5]", existing, vocab.OpMatches, "(?i)^(dependencies|deps)$"); err != nil {
 			return TriagePullRequestResult{}, err
 		} else if ok29 {
 			// steps[22].foreach.steps[5].if.then[0]: set bucket, reason
@@ -411,7 +413,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 			reason = "it is labelled " + text6
 		}
 		// steps[22].foreach.steps[6]: if matches
-		if ok30, err := x.Cond(ctx, at2+".steps[6]", existing, runtime.OpMatches, "(?i)^((type|kind)[:/] ?)?(refactor|refactoring|cleanup)$"); err != nil {
+		if ok30, err := x.Cond(ctx, at2+".steps[6]", existing, vocab.OpMatches, "(?i)^((type|kind)[:/] ?)?(refactor|refactoring|cleanup)$"); err != nil {
 			return TriagePullRequestResult{}, err
 		} else if ok30 {
 			// steps[22].foreach.steps[6].if.then[0]: set bucket, reason
@@ -423,7 +425,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 			reason = "it is labelled " + text7
 		}
 		// steps[22].foreach.steps[7]: if matches
-		if ok31, err := x.Cond(ctx, at2+".steps[7]", existing, runtime.OpMatches, "(?i)^((type|kind)[:/] ?)?chore$"); err != nil {
+		if ok31, err := x.Cond(ctx, at2+".steps[7]", existing, vocab.OpMatches, "(?i)^((type|kind)[:/] ?)?chore$"); err != nil {
 			return TriagePullRequestResult{}, err
 		} else if ok31 {
 			// steps[22].foreach.steps[7].if.then[0]: set bucket, reason
@@ -438,14 +440,14 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 	// steps[23]: set label
 	label = bucket
 	// steps[24]: if equals
-	if ok32, err := x.Cond(ctx, "steps[24]", bucket, runtime.OpEquals, "feature"); err != nil {
+	if ok32, err := x.Cond(ctx, "steps[24]", bucket, vocab.OpEquals, "feature"); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok32 {
 		// steps[24].if.then[0]: set label
 		label = "enhancement"
 	}
 	// steps[25]: if equals
-	if ok33, err := x.Cond(ctx, "steps[25]", bucket, runtime.OpEquals, "docs"); err != nil {
+	if ok33, err := x.Cond(ctx, "steps[25]", bucket, vocab.OpEquals, "docs"); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok33 {
 		// steps[25].if.then[0]: set label
@@ -454,14 +456,14 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 	// steps[26]: set summary
 	summary = bucket + ": " + title + " (#" + strconv.FormatInt(p.Number, 10) + " by @" + author + ", " + strconv.FormatInt(changedFiles, 10) + " file(s), +" + strconv.FormatInt(additions, 10) + "/-" + strconv.FormatInt(deletions, 10) + ")"
 	// steps[27]: if equals
-	if ok34, err := x.Cond(ctx, "steps[27]", draft, runtime.OpEquals, true); err != nil {
+	if ok34, err := x.Cond(ctx, "steps[27]", draft, vocab.OpEquals, true); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok34 {
 		// steps[27].if.then[0]: set summary
 		summary = summary + " [draft]"
 	}
 	// steps[28]: if equals
-	if ok35, err := x.Cond(ctx, "steps[28]", p.Apply, runtime.OpEquals, true); err != nil {
+	if ok35, err := x.Cond(ctx, "steps[28]", p.Apply, vocab.OpEquals, true); err != nil {
 		return TriagePullRequestResult{}, err
 	} else if ok35 {
 		// steps[28].if.then[0]: http POST {{ env.GITHUB_API_URL }}/repos/{{ owner }}/{{ repo }}/issues/{{ number }}/labe...
@@ -527,10 +529,10 @@ func triagePullRequestMacro() *runtime.Macro {
 				Name: "a fix prefix is a bug",
 				Args: json.RawMessage(`{"number":10,"owner":"acme","repo":"widgets"}`),
 				Want: []runtime.Want{
-					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"bug"`)},
-					{Field: "label", Op: runtime.OpEquals, Arg: json.RawMessage(`"bug"`)},
-					{Field: "applied", Op: runtime.OpEquals, Arg: json.RawMessage(`false`)},
-					{Field: "summary", Op: runtime.OpContains, Arg: json.RawMessage(`"#10 by @alice"`)},
+					{Field: "bucket", Op: vocab.OpEquals, Arg: json.RawMessage(`"bug"`)},
+					{Field: "label", Op: vocab.OpEquals, Arg: json.RawMessage(`"bug"`)},
+					{Field: "applied", Op: vocab.OpEquals, Arg: json.RawMessage(`false`)},
+					{Field: "summary", Op: vocab.OpContains, Arg: json.RawMessage(`"#10 by @alice"`)},
 				},
 				Site:    "github_api",
 				Fixture: "triage_pull_request/a-fix-prefix-is-a-bug.jsonl",
@@ -539,8 +541,8 @@ func triagePullRequestMacro() *runtime.Macro {
 				Name: "title words make a feature",
 				Args: json.RawMessage(`{"number":11,"owner":"acme","repo":"widgets"}`),
 				Want: []runtime.Want{
-					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"feature"`)},
-					{Field: "label", Op: runtime.OpEquals, Arg: json.RawMessage(`"enhancement"`)},
+					{Field: "bucket", Op: vocab.OpEquals, Arg: json.RawMessage(`"feature"`)},
+					{Field: "label", Op: vocab.OpEquals, Arg: json.RawMessage(`"enhancement"`)},
 				},
 				Site:    "github_api",
 				Fixture: "triage_pull_request/title-words-make-a-feature.jsonl",
@@ -549,9 +551,9 @@ func triagePullRequestMacro() *runtime.Macro {
 				Name: "documentation files only",
 				Args: json.RawMessage(`{"number":12,"owner":"acme","repo":"widgets"}`),
 				Want: []runtime.Want{
-					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"docs"`)},
-					{Field: "label", Op: runtime.OpEquals, Arg: json.RawMessage(`"documentation"`)},
-					{Field: "reason", Op: runtime.OpEquals, Arg: json.RawMessage(`"every changed file is documentation"`)},
+					{Field: "bucket", Op: vocab.OpEquals, Arg: json.RawMessage(`"docs"`)},
+					{Field: "label", Op: vocab.OpEquals, Arg: json.RawMessage(`"documentation"`)},
+					{Field: "reason", Op: vocab.OpEquals, Arg: json.RawMessage(`"every changed file is documentation"`)},
 				},
 				Site:    "github_api",
 				Fixture: "triage_pull_request/documentation-files-only.jsonl",
@@ -560,7 +562,7 @@ func triagePullRequestMacro() *runtime.Macro {
 				Name: "a dependency bot",
 				Args: json.RawMessage(`{"number":13,"owner":"acme","repo":"widgets"}`),
 				Want: []runtime.Want{
-					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"dependencies"`)},
+					{Field: "bucket", Op: vocab.OpEquals, Arg: json.RawMessage(`"dependencies"`)},
 				},
 				Site:    "github_api",
 				Fixture: "triage_pull_request/a-dependency-bot.jsonl",
@@ -569,8 +571,8 @@ func triagePullRequestMacro() *runtime.Macro {
 				Name: "a maintainer label wins",
 				Args: json.RawMessage(`{"number":14,"owner":"acme","repo":"widgets"}`),
 				Want: []runtime.Want{
-					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"feature"`)},
-					{Field: "reason", Op: runtime.OpEquals, Arg: json.RawMessage(`"it is labelled enhancement"`)},
+					{Field: "bucket", Op: vocab.OpEquals, Arg: json.RawMessage(`"feature"`)},
+					{Field: "reason", Op: vocab.OpEquals, Arg: json.RawMessage(`"it is labelled enhancement"`)},
 				},
 				Site:    "github_api",
 				Fixture: "triage_pull_request/a-maintainer-label-wins.jsonl",
@@ -579,9 +581,9 @@ func triagePullRequestMacro() *runtime.Macro {
 				Name: "a draft CI change, labelled",
 				Args: json.RawMessage(`{"apply":true,"number":15,"owner":"acme","repo":"widgets"}`),
 				Want: []runtime.Want{
-					{Field: "bucket", Op: runtime.OpEquals, Arg: json.RawMessage(`"ci"`)},
-					{Field: "applied", Op: runtime.OpEquals, Arg: json.RawMessage(`true`)},
-					{Field: "summary", Op: runtime.OpMatches, Arg: json.RawMessage(`"\\[draft\\]$"`)},
+					{Field: "bucket", Op: vocab.OpEquals, Arg: json.RawMessage(`"ci"`)},
+					{Field: "applied", Op: vocab.OpEquals, Arg: json.RawMessage(`true`)},
+					{Field: "summary", Op: vocab.OpMatches, Arg: json.RawMessage(`"\\[draft\\]$"`)},
 				},
 				Site:    "github_api",
 				Fixture: "triage_pull_request/a-draft-ci-change-labelled.jsonl",

@@ -5,8 +5,10 @@ package generated
 import (
 	"context"
 	"encoding/json"
+
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // UpdateSettingsParams are the arguments of UpdateSettings (macro update_settings).
@@ -31,25 +33,25 @@ func UpdateSettings(ctx context.Context, x *runtime.Exec, p UpdateSettingsParams
 	}
 	// steps[0]: goto {{ env.DEMO_URL }}/settings
 	if err := x.Do(ctx, "steps[0]", engine.Step{
-		Action: engine.ActGoto,
+		Action: vocab.ActGoto,
 		URL:    envDEMOURL + "/settings",
 	}); err != nil {
 		return err
 	}
 	// steps[1]: wait until element_state
 	if err := x.Do(ctx, "steps[1]", engine.Step{
-		Action: engine.ActWait,
-		Expect: []engine.Condition{{Kind: engine.CondElementState, Target: &engine.Target{Label: "Email notifications"}, State: "enabled"}},
+		Action: vocab.ActWait,
+		Expect: []engine.Condition{{Kind: vocab.CondElementState, Target: &engine.Target{Label: "Email notifications"}, State: "enabled"}},
 	}); err != nil {
 		return err
 	}
 	// steps[2]: if equals
-	if ok, err := x.Cond(ctx, "steps[2]", p.EmailNotifications, runtime.OpEquals, true); err != nil {
+	if ok, err := x.Cond(ctx, "steps[2]", p.EmailNotifications, vocab.OpEquals, true); err != nil {
 		return err
 	} else if ok {
 		// steps[2].if.then[0]: check {label: Email notifications}
 		if err := x.Do(ctx, "steps[2].if.then[0]", engine.Step{
-			Action: engine.ActCheck,
+			Action: vocab.ActCheck,
 			Target: &engine.Target{Label: "Email notifications"},
 		}); err != nil {
 			return err
@@ -57,19 +59,19 @@ func UpdateSettings(ctx context.Context, x *runtime.Exec, p UpdateSettingsParams
 	} else {
 		// steps[2].if.else[0]: uncheck {label: Email notifications}
 		if err := x.Do(ctx, "steps[2].if.else[0]", engine.Step{
-			Action: engine.ActUncheck,
+			Action: vocab.ActUncheck,
 			Target: &engine.Target{Label: "Email notifications"},
 		}); err != nil {
 			return err
 		}
 	}
 	// steps[3]: if equals
-	if ok2, err := x.Cond(ctx, "steps[3]", p.WeeklyReport, runtime.OpEquals, true); err != nil {
+	if ok2, err := x.Cond(ctx, "steps[3]", p.WeeklyReport, vocab.OpEquals, true); err != nil {
 		return err
 	} else if ok2 {
 		// steps[3].if.then[0]: check {label: Weekly report}
 		if err := x.Do(ctx, "steps[3].if.then[0]", engine.Step{
-			Action: engine.ActCheck,
+			Action: vocab.ActCheck,
 			Target: &engine.Target{Label: "Weekly report"},
 		}); err != nil {
 			return err
@@ -77,19 +79,19 @@ func UpdateSettings(ctx context.Context, x *runtime.Exec, p UpdateSettingsParams
 	} else {
 		// steps[3].if.else[0]: uncheck {label: Weekly report}
 		if err := x.Do(ctx, "steps[3].if.else[0]", engine.Step{
-			Action: engine.ActUncheck,
+			Action: vocab.ActUncheck,
 			Target: &engine.Target{Label: "Weekly report"},
 		}); err != nil {
 			return err
 		}
 	}
 	// steps[4]: if equals
-	if ok3, err := x.Cond(ctx, "steps[4]", p.DarkMode, runtime.OpEquals, true); err != nil {
+	if ok3, err := x.Cond(ctx, "steps[4]", p.DarkMode, vocab.OpEquals, true); err != nil {
 		return err
 	} else if ok3 {
 		// steps[4].if.then[0]: check {label: Dark mode}
 		if err := x.Do(ctx, "steps[4].if.then[0]", engine.Step{
-			Action: engine.ActCheck,
+			Action: vocab.ActCheck,
 			Target: &engine.Target{Label: "Dark mode"},
 		}); err != nil {
 			return err
@@ -97,7 +99,7 @@ func UpdateSettings(ctx context.Context, x *runtime.Exec, p UpdateSettingsParams
 	} else {
 		// steps[4].if.else[0]: uncheck {label: Dark mode}
 		if err := x.Do(ctx, "steps[4].if.else[0]", engine.Step{
-			Action: engine.ActUncheck,
+			Action: vocab.ActUncheck,
 			Target: &engine.Target{Label: "Dark mode"},
 		}); err != nil {
 			return err
@@ -105,11 +107,11 @@ func UpdateSettings(ctx context.Context, x *runtime.Exec, p UpdateSettingsParams
 	}
 	// steps[5]: click {role: button, name: Save settings}
 	if err := x.Do(ctx, "steps[5]", engine.Step{
-		Action: engine.ActClick,
+		Action: vocab.ActClick,
 		Target: &engine.Target{Role: "button", Name: "Save settings"},
 		Expect: []engine.Condition{
-			{Kind: engine.CondRequestSucceeded, URL: "/api/settings", Method: "PUT"},
-			{Kind: engine.CondTextPresent, Text: "Settings saved"},
+			{Kind: vocab.CondRequestSucceeded, URL: "/api/settings", Method: "PUT"},
+			{Kind: vocab.CondTextPresent, Text: "Settings saved"},
 		},
 	}); err != nil {
 		return err

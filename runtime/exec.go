@@ -16,6 +16,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime/redact"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // PageSource opens a browser page for one macro call; release closes it
@@ -196,7 +197,7 @@ func (x *Exec) Page(ctx context.Context) (*engine.Page, error) {
 // link, a redirect) fails after it.
 func (x *Exec) Do(ctx context.Context, path string, step engine.Step) error {
 	sites := x.d.sites(ctx)
-	if step.Action == engine.ActGoto {
+	if step.Action == vocab.ActGoto {
 		if err := sites.Check(step.URL); err != nil {
 			return x.siteFail(StepRecord{Path: path, Kind: string(step.Action)}, err)
 		}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 func TestMacroTestCheck(t *testing.T) {
@@ -20,14 +22,14 @@ func TestMacroTestCheck(t *testing.T) {
 		problem string
 		got     []string // Got of each want, in order
 	}{
-		{name: "wants pass", test: MacroTest{Want: []Want{want("total", OpEquals, "20"), want("id", OpMatches, `"^c[0-9]+$"`), want("tags", OpLen, "2")}},
+		{name: "wants pass", test: MacroTest{Want: []Want{want("total", vocab.OpEquals, "20"), want("id", vocab.OpMatches, `"^c[0-9]+$"`), want("tags", vocab.OpLen, "2")}},
 			out: ok(`{"total":20.0,"id":"c6","tags":["a","b"]}`), ok: true, got: []string{"20.0", `"c6"`, `["a","b"]`}},
-		{name: "a want fails with what it got", test: MacroTest{Want: []Want{want("total", OpGTE, "21"), want("id", OpEquals, `"c6"`)}},
+		{name: "a want fails with what it got", test: MacroTest{Want: []Want{want("total", vocab.OpGTE, "21"), want("id", vocab.OpEquals, `"c6"`)}},
 			out: ok(`{"total":20,"id":"c6"}`), got: []string{"20", `"c6"`}},
-		{name: "a missing field", test: MacroTest{Want: []Want{want("gone", OpEquals, `"x"`)}}, out: ok(`{"id":"c6"}`), got: []string{""}},
-		{name: "an operator that does not fit", test: MacroTest{Want: []Want{want("id", OpGT, "1")}}, out: ok(`{"id":"c6"}`), got: []string{`"c6"`}},
+		{name: "a missing field", test: MacroTest{Want: []Want{want("gone", vocab.OpEquals, `"x"`)}}, out: ok(`{"id":"c6"}`), got: []string{""}},
+		{name: "an operator that does not fit", test: MacroTest{Want: []Want{want("id", vocab.OpGT, "1")}}, out: ok(`{"id":"c6"}`), got: []string{`"c6"`}},
 		{name: "no wants, success", test: MacroTest{}, out: ok(`null`), ok: true},
-		{name: "an unexpected failure", test: MacroTest{Want: []Want{want("id", OpEquals, `"c6"`)}}, out: failed, problem: "the call failed: step_failed: steps[0]"},
+		{name: "an unexpected failure", test: MacroTest{Want: []Want{want("id", vocab.OpEquals, `"c6"`)}}, out: failed, problem: "the call failed: step_failed: steps[0]"},
 		{name: "the expected error", test: MacroTest{WantError: "HTTP 404"}, out: failed, ok: true},
 		{name: "another error", test: MacroTest{WantError: "HTTP 403"}, out: failed, problem: `want an error containing "HTTP 403", got step_failed`},
 		{name: "no error", test: MacroTest{WantError: "HTTP 404"}, out: ok(`{"id":"c6"}`), problem: `but the call succeeded with {"id":"c6"}`},

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 func TestNewSitePolicy(t *testing.T) {
@@ -101,7 +102,7 @@ func TestDispatchEnforcesSites(t *testing.T) {
 	}
 	gotoMacro := func(u string) *Macro {
 		return &Macro{Name: "get", Intent: "open", Risk: RiskRead, Handler: func(ctx context.Context, x *Exec, _ json.RawMessage) (any, error) {
-			return nil, x.Do(ctx, "steps[0]", engine.Step{Action: engine.ActGoto, URL: u})
+			return nil, x.Do(ctx, "steps[0]", engine.Step{Action: vocab.ActGoto, URL: u})
 		}}
 	}
 	policy, err := NewSitePolicy([]string{allowed.URL})
@@ -183,11 +184,11 @@ func TestPageLeavesAllowedSites(t *testing.T) {
 	}{{"Next", "/next$", true}, {"Away", "^" + regexp.QuoteMeta(other.URL), false}} {
 		t.Run(tc.link, func(t *testing.T) {
 			m := &Macro{Name: "nav", Intent: "follow a link", Risk: RiskRead, Handler: func(ctx context.Context, x *Exec, _ json.RawMessage) (any, error) {
-				if err := x.Do(ctx, "steps[0]", engine.Step{Action: engine.ActGoto, URL: home.URL}); err != nil {
+				if err := x.Do(ctx, "steps[0]", engine.Step{Action: vocab.ActGoto, URL: home.URL}); err != nil {
 					return nil, err
 				}
-				click := engine.Step{Action: engine.ActClick, Target: &engine.Target{Role: "link", Name: tc.link},
-					Expect: []engine.Condition{{Kind: engine.CondURLMatches, Pattern: tc.lands}}}
+				click := engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "link", Name: tc.link},
+					Expect: []engine.Condition{{Kind: vocab.CondURLMatches, Pattern: tc.lands}}}
 				return map[string]bool{"ok": true}, x.Do(ctx, "steps[1]", click)
 			}}
 			reg, err := NewRegistry(m)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // runMacro registers h as macro "m" (with the given secrets) in a
@@ -54,21 +55,21 @@ func TestRequireEnv(t *testing.T) {
 func TestAssertCondForeachFail(t *testing.T) {
 	out := runMacro(t, &Dispatcher{}, `{"properties":{"pw":{"type":"string"}}}`, []string{"pw"}, `{"pw":"hunter2-secret"}`,
 		func(ctx context.Context, x *Exec, _ json.RawMessage) (any, error) {
-			if err := x.Assert(ctx, "steps[0]", int64(3), OpLTE, 5, ""); err != nil {
+			if err := x.Assert(ctx, "steps[0]", int64(3), vocab.OpLTE, 5, ""); err != nil {
 				return nil, err
 			}
-			ok, err := x.Cond(ctx, "steps[1]", "hunter2-secret", OpEquals, "hunter2-secret")
+			ok, err := x.Cond(ctx, "steps[1]", "hunter2-secret", vocab.OpEquals, "hunter2-secret")
 			if err != nil || !ok {
 				t.Errorf("Cond = %v, %v", ok, err)
 			}
-			ok, err = x.Cond(ctx, "steps[2]", []string{"a"}, OpContains, "b")
+			ok, err = x.Cond(ctx, "steps[2]", []string{"a"}, vocab.OpContains, "b")
 			if err != nil || ok {
 				t.Errorf("Cond contains = %v, %v", ok, err)
 			}
 			if err := x.Foreach(ctx, "steps[3]", 3, 3); err != nil {
 				t.Errorf("Foreach at the bound: %v", err)
 			}
-			return nil, x.Assert(ctx, "steps[4]", "hunter2-secret", OpEquals, "other", "")
+			return nil, x.Assert(ctx, "steps[4]", "hunter2-secret", vocab.OpEquals, "other", "")
 		})
 	if out.OK || out.Error.Code != CodeStepFailed {
 		t.Fatalf("outcome = %+v", out)
@@ -95,13 +96,13 @@ func TestAssertCondForeachFail(t *testing.T) {
 
 	// A message replaces the description; Foreach over max fails.
 	out = runMacro(t, &Dispatcher{}, "", nil, `{}`, func(ctx context.Context, x *Exec, _ json.RawMessage) (any, error) {
-		if err := x.Assert(ctx, "steps[0]", "a", OpMatches, "^b", "not a b"); err == nil || !strings.Contains(err.Error(), "not a b") {
+		if err := x.Assert(ctx, "steps[0]", "a", vocab.OpMatches, "^b", "not a b"); err == nil || !strings.Contains(err.Error(), "not a b") {
 			t.Errorf("assert message: %v", err)
 		}
-		if err := x.Assert(ctx, "steps[1]", "a", OpGT, 1, ""); err == nil || !strings.Contains(err.Error(), "compares numbers") {
+		if err := x.Assert(ctx, "steps[1]", "a", vocab.OpGT, 1, ""); err == nil || !strings.Contains(err.Error(), "compares numbers") {
 			t.Errorf("assert type error: %v", err)
 		}
-		if _, err := x.Cond(ctx, "steps[2]", "a", OpLen, "x"); err == nil {
+		if _, err := x.Cond(ctx, "steps[2]", "a", vocab.OpLen, "x"); err == nil {
 			t.Error("cond with a bad operand")
 		}
 		if err := x.Fail(ctx, "steps[3]", "set", errors.New("boom")); err == nil || AsCallError(err).Step.Kind != "set" {
@@ -250,7 +251,7 @@ func TestPageSteps(t *testing.T) {
 	d := &Dispatcher{Pages: ContextPages(b)}
 	row := engine.Target{TestID: "order-row"}
 	out := runMacro(t, d, "", nil, `{}`, func(ctx context.Context, x *Exec, _ json.RawMessage) (any, error) {
-		if err := x.Do(ctx, "steps[0]", engine.Step{Action: engine.ActGoto, URL: srv.URL}); err != nil {
+		if err := x.Do(ctx, "steps[0]", engine.Step{Action: vocab.ActGoto, URL: srv.URL}); err != nil {
 			return nil, err
 		}
 		if v, err := x.Extract(ctx, "steps[1]", engine.Target{Label: "Note"}, engine.Field{Value: true}, StepOptions{}); err != nil || v != "rush" {
@@ -287,12 +288,12 @@ func TestPageSteps(t *testing.T) {
 			!strings.Contains(err.Error(), "match 0: its element is missing (field note") {
 			t.Errorf("ExtractRows missing column: %v", err)
 		}
-		ok, err := x.PageCond(ctx, "steps[9]", engine.Condition{Kind: engine.CondTextPresent, Text: "Orders"})
+		ok, err := x.PageCond(ctx, "steps[9]", engine.Condition{Kind: vocab.CondTextPresent, Text: "Orders"})
 		if err != nil || !ok {
 			t.Errorf("PageCond present = %v, %v", ok, err)
 		}
 		start := time.Now()
-		ok, err = x.PageCond(ctx, "steps[10]", engine.Condition{Kind: engine.CondTextPresent, Text: "Never there"})
+		ok, err = x.PageCond(ctx, "steps[10]", engine.Condition{Kind: vocab.CondTextPresent, Text: "Never there"})
 		if err != nil || ok || time.Since(start) > 2*time.Second {
 			t.Errorf("PageCond absent = %v, %v (took %v)", ok, err, time.Since(start))
 		}
@@ -302,7 +303,7 @@ func TestPageSteps(t *testing.T) {
 		if err := x.Screenshot(ctx, "steps[12]", "page", nil, true, StepOptions{}); err != nil {
 			t.Errorf("Screenshot page: %v", err)
 		}
-		conds := []engine.Condition{{Kind: engine.CondTitleMatches, Pattern: "^Orders$"}}
+		conds := []engine.Condition{{Kind: vocab.CondTitleMatches, Pattern: "^Orders$"}}
 		base, err := x.Baseline(ctx, "steps[13]", conds)
 		if err != nil {
 			return nil, err
@@ -310,7 +311,7 @@ func TestPageSteps(t *testing.T) {
 		if err := x.Verify(ctx, "steps[13]", "set", conds, base); err != nil {
 			t.Errorf("Verify: %v", err)
 		}
-		return nil, x.Verify(ctx, "steps[14]", "set", []engine.Condition{{Kind: engine.CondTitleMatches, Pattern: "^Nope$", Timeout: 100 * time.Millisecond}}, base)
+		return nil, x.Verify(ctx, "steps[14]", "set", []engine.Condition{{Kind: vocab.CondTitleMatches, Pattern: "^Nope$", Timeout: 100 * time.Millisecond}}, base)
 	})
 	if out.OK || !strings.Contains(out.Error.Message, "steps[14] (set) failed") {
 		t.Fatalf("outcome: %+v", out.Error)

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // Value helpers used by generated macro code. Generated handlers are typed
@@ -17,22 +19,9 @@ import (
 // any (an untyped http extract, a free-form object's field), comparisons of
 // assert/if, and conversions between structurally assignable types.
 
-// Op is a comparison operator of assert and if (the spec's vocabulary).
-type Op string
-
-// The comparison operators; see docs/spec.md, "Comparisons".
-const (
-	OpEquals    Op = "equals"     // deep equality; integers and numbers compare numerically
-	OpNotEquals Op = "not_equals" // negated equals
-	OpMatches   Op = "matches"    // the value as text matches a Go regexp
-	OpContains  Op = "contains"   // substring of a string, or element of a list
-	OpGT        Op = "gt"         // numeric >
-	OpGTE       Op = "gte"        // numeric >=
-	OpLT        Op = "lt"         // numeric <
-	OpLTE       Op = "lte"        // numeric <=
-	OpEmpty     Op = "empty"      // arg true: "", [] or {}; arg false: not empty
-	OpLen       Op = "len"        // length (characters, elements or fields) equals arg
-)
+// Op is a comparison operator of assert and if: one of [vocab.Ops]
+// (vocab.OpEquals, ...; see docs/spec.md, "Comparisons").
+type Op = vocab.Op
 
 // Normalize returns v as plain decoded JSON (map[string]any, []any, string,
 // json.Number, bool or nil): Go structs become objects keyed by their json
@@ -240,11 +229,11 @@ func Compare(op Op, that, arg any) (bool, error) {
 		return false, err
 	}
 	switch op {
-	case OpEquals:
+	case vocab.OpEquals:
 		return jsonEqual(a, b), nil
-	case OpNotEquals:
+	case vocab.OpNotEquals:
 		return !jsonEqual(a, b), nil
-	case OpMatches:
+	case vocab.OpMatches:
 		s, err := Text(a)
 		if err != nil {
 			return false, fmt.Errorf("matches: %v", err)
@@ -258,7 +247,7 @@ func Compare(op Op, that, arg any) (bool, error) {
 			return false, fmt.Errorf("matches: %v", err)
 		}
 		return re.MatchString(s), nil
-	case OpContains:
+	case vocab.OpContains:
 		switch x := a.(type) {
 		case string:
 			sub, err := Text(b)
@@ -275,26 +264,26 @@ func Compare(op Op, that, arg any) (bool, error) {
 			return false, nil
 		}
 		return false, fmt.Errorf("contains applies to strings and lists, got %s", kindOfJSON(a))
-	case OpGT, OpGTE, OpLT, OpLTE:
+	case vocab.OpGT, vocab.OpGTE, vocab.OpLT, vocab.OpLTE:
 		c, err := numCompare(a, b)
 		if err != nil {
 			return false, fmt.Errorf("%s: %v", op, err)
 		}
 		switch op {
-		case OpGT:
+		case vocab.OpGT:
 			return c > 0, nil
-		case OpGTE:
+		case vocab.OpGTE:
 			return c >= 0, nil
-		case OpLT:
+		case vocab.OpLT:
 			return c < 0, nil
 		}
 		return c <= 0, nil
-	case OpEmpty, OpLen:
+	case vocab.OpEmpty, vocab.OpLen:
 		n, err := length(a)
 		if err != nil {
 			return false, fmt.Errorf("%s: %v", op, err)
 		}
-		if op == OpEmpty {
+		if op == vocab.OpEmpty {
 			want, ok := b.(bool)
 			if !ok {
 				return false, fmt.Errorf("empty takes true or false, got %s", kindOfJSON(b))

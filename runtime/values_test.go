@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 type tier string
@@ -26,36 +28,36 @@ func TestCompare(t *testing.T) {
 		arg  any
 		want bool
 	}{
-		{"a", OpEquals, "a", true},
-		{tier("pro"), OpEquals, "pro", true},
-		{int64(3), OpEquals, 3.0, true},
-		{n("3"), OpEquals, int64(3), true},
-		{int64(9007199254740993), OpEquals, int64(9007199254740992), false},
-		{[]string{"a", "b"}, OpEquals, []any{"a", "b"}, true},
-		{row{"o1", "open"}, OpEquals, map[string]any{"id": "o1", "status": "open"}, true},
-		{row{"o1", "open"}, OpNotEquals, map[string]any{"id": "o1"}, true},
-		{nil, OpEquals, nil, true},
-		{"", OpEquals, nil, false},
-		{"abc-42", OpMatches, "^abc-[0-9]+$", true},
-		{int64(42), OpMatches, "^4", true},
-		{true, OpMatches, "^tr", true},
-		{"hello world", OpContains, "o w", true},
-		{"hello", OpContains, int64(1), false},
-		{[]string{"bug", "billing"}, OpContains, "bug", true},
-		{[]int64{1, 2}, OpContains, 2.0, true},
-		{[]row{{"o1", "x"}}, OpContains, map[string]any{"id": "o1", "status": "x"}, true},
-		{int64(5), OpGT, int64(4), true},
-		{int64(5), OpGT, 5.0, false},
-		{2.5, OpGTE, int64(2), true},
-		{int64(1), OpLT, 1.5, true},
-		{n("100"), OpLTE, int64(100), true},
-		{"", OpEmpty, true, true},
-		{[]string{}, OpEmpty, true, true},
-		{map[string]any{}, OpEmpty, true, true},
-		{"x", OpEmpty, false, true},
-		{"héllo", OpLen, int64(5), true},
-		{[]int{1, 2, 3}, OpLen, 3, true},
-		{row{}, OpLen, 2, true},
+		{"a", vocab.OpEquals, "a", true},
+		{tier("pro"), vocab.OpEquals, "pro", true},
+		{int64(3), vocab.OpEquals, 3.0, true},
+		{n("3"), vocab.OpEquals, int64(3), true},
+		{int64(9007199254740993), vocab.OpEquals, int64(9007199254740992), false},
+		{[]string{"a", "b"}, vocab.OpEquals, []any{"a", "b"}, true},
+		{row{"o1", "open"}, vocab.OpEquals, map[string]any{"id": "o1", "status": "open"}, true},
+		{row{"o1", "open"}, vocab.OpNotEquals, map[string]any{"id": "o1"}, true},
+		{nil, vocab.OpEquals, nil, true},
+		{"", vocab.OpEquals, nil, false},
+		{"abc-42", vocab.OpMatches, "^abc-[0-9]+$", true},
+		{int64(42), vocab.OpMatches, "^4", true},
+		{true, vocab.OpMatches, "^tr", true},
+		{"hello world", vocab.OpContains, "o w", true},
+		{"hello", vocab.OpContains, int64(1), false},
+		{[]string{"bug", "billing"}, vocab.OpContains, "bug", true},
+		{[]int64{1, 2}, vocab.OpContains, 2.0, true},
+		{[]row{{"o1", "x"}}, vocab.OpContains, map[string]any{"id": "o1", "status": "x"}, true},
+		{int64(5), vocab.OpGT, int64(4), true},
+		{int64(5), vocab.OpGT, 5.0, false},
+		{2.5, vocab.OpGTE, int64(2), true},
+		{int64(1), vocab.OpLT, 1.5, true},
+		{n("100"), vocab.OpLTE, int64(100), true},
+		{"", vocab.OpEmpty, true, true},
+		{[]string{}, vocab.OpEmpty, true, true},
+		{map[string]any{}, vocab.OpEmpty, true, true},
+		{"x", vocab.OpEmpty, false, true},
+		{"héllo", vocab.OpLen, int64(5), true},
+		{[]int{1, 2, 3}, vocab.OpLen, 3, true},
+		{row{}, vocab.OpLen, 2, true},
 	}
 	for _, c := range cases {
 		got, err := Compare(c.op, c.that, c.arg)
@@ -76,15 +78,15 @@ func TestCompareErrors(t *testing.T) {
 		arg  any
 		want string
 	}{
-		{"x", OpGT, int64(1), "compares numbers, got a string"},
-		{int64(1), OpLT, "2", "compares numbers, got a string"},
-		{int64(1), OpContains, int64(1), "contains applies to strings and lists"},
-		{int64(1), OpLen, int64(1), "applies to strings, lists and objects"},
-		{"x", OpLen, "1", "len takes an integer"},
-		{"x", OpEmpty, "yes", "empty takes true or false"},
-		{"x", OpMatches, "(", "missing closing )"},
-		{[]string{"a"}, OpMatches, "a", "cannot insert a list into text"},
-		{[]string(nil), OpEmpty, true, "got null"},
+		{"x", vocab.OpGT, int64(1), "compares numbers, got a string"},
+		{int64(1), vocab.OpLT, "2", "compares numbers, got a string"},
+		{int64(1), vocab.OpContains, int64(1), "contains applies to strings and lists"},
+		{int64(1), vocab.OpLen, int64(1), "applies to strings, lists and objects"},
+		{"x", vocab.OpLen, "1", "len takes an integer"},
+		{"x", vocab.OpEmpty, "yes", "empty takes true or false"},
+		{"x", vocab.OpMatches, "(", "missing closing )"},
+		{[]string{"a"}, vocab.OpMatches, "a", "cannot insert a list into text"},
+		{[]string(nil), vocab.OpEmpty, true, "got null"},
 		{"x", Op("nope"), "x", "unknown operator"},
 	}
 	for _, c := range cases {

@@ -3,6 +3,8 @@ package spec
 import (
 	"sort"
 	"strings"
+
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // env is what the checker knows beyond one spec: the other macros and the
@@ -429,9 +431,9 @@ func (c *checker) condition(cd *Condition, sc *scope) {
 	}
 	path := cd.path
 	tpath := path
-	if cd.Kind == CondTextPresent || cd.Kind == CondTextAbsent {
+	if cd.Kind == vocab.CondTextPresent || cd.Kind == vocab.CondTextAbsent {
 		tpath = join(path, "within")
-	} else if cd.Kind != CondElementExists && cd.Kind != CondElementGone {
+	} else if cd.Kind != vocab.CondElementExists && cd.Kind != vocab.CondElementGone {
 		tpath = join(path, "target")
 	}
 	c.target(cd.Target, sc, tpath)
@@ -598,15 +600,15 @@ func (c *checker) predicate(pr *Predicate, sc *scope, path string) {
 		that = pr.That.Str.Whole().String()
 	}
 	switch pr.Op {
-	case OpEquals, OpNotEquals:
+	case vocab.OpEquals, vocab.OpNotEquals:
 		if !comparable(tt, at) {
 			c.errf(pr.Arg.Pos, apath, "cannot compare %s (%s) with %s", that, tt, article(at))
 		}
-	case OpMatches:
+	case vocab.OpMatches:
 		if !tt.IsScalar() {
 			c.errf(pr.That.Pos, join(path, "that"), "matches applies to text, but %s is %s", that, article(tt))
 		}
-	case OpContains:
+	case vocab.OpContains:
 		switch tt.Kind {
 		case KindString:
 			if !at.IsScalar() {
@@ -620,18 +622,18 @@ func (c *checker) predicate(pr *Predicate, sc *scope, path string) {
 		default:
 			c.errf(pr.That.Pos, join(path, "that"), "contains applies to strings and arrays, but %s is %s", that, article(tt))
 		}
-	case OpGT, OpGTE, OpLT, OpLTE:
+	case vocab.OpGT, vocab.OpGTE, vocab.OpLT, vocab.OpLTE:
 		if !isNumeric(tt) && tt.Kind != KindAny {
 			c.errf(pr.That.Pos, join(path, "that"), "%s compares numbers, but %s is %s", pr.Op, that, article(tt))
 		}
 		if !isNumeric(at) && at.Kind != KindAny {
 			c.errf(pr.Arg.Pos, apath, "%s takes a number, got %s", pr.Op, article(at))
 		}
-	case OpEmpty, OpLen:
+	case vocab.OpEmpty, vocab.OpLen:
 		if !hasLength(tt) {
 			c.errf(pr.That.Pos, join(path, "that"), "%s applies to strings, arrays and objects, but %s is %s", pr.Op, that, article(tt))
 		}
-		if pr.Op == OpLen && at.Kind != KindInteger && at.Kind != KindAny {
+		if pr.Op == vocab.OpLen && at.Kind != KindInteger && at.Kind != KindAny {
 			c.errf(pr.Arg.Pos, apath, "len takes an integer, got %s", article(at))
 		}
 	}

@@ -10,17 +10,18 @@ import (
 
 // FuzzParseFile checks that no input makes ParseFile (or LoadFiles) panic,
 // hit an internal error, or return unsorted diagnostics. The seed corpus is
-// every valid and invalid spec in testdata.
+// every spec of the golden corpus (golden/*/macros.d), valid and invalid.
 func FuzzParseFile(f *testing.F) {
-	for _, pattern := range []string{"testdata/valid/*.yaml", "testdata/invalid/*.yaml"} {
-		paths, _ := filepath.Glob(pattern)
-		for _, p := range paths {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(data)
+	paths, _ := filepath.Glob("../golden/*/macros.d/*.yaml")
+	if len(paths) == 0 {
+		f.Fatal("no seed specs in ../golden")
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
 		}
+		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, diags := ParseFile("f.yaml", data)

@@ -3,6 +3,8 @@ package spec
 import (
 	"encoding/json"
 	"sync"
+
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // JSONSchema returns a JSON Schema (draft-07) of the spec file format, for
@@ -68,27 +70,27 @@ func buildJSONSchema() jobj {
 	target["not"] = jobj{"required": []string{"nth", "last"}}
 
 	cond := jobj{}
-	for _, k := range condKinds {
+	for _, k := range vocab.CondKinds() {
 		var long jobj
 		switch k {
-		case CondURLMatches, CondTitleMatches:
+		case vocab.CondURLMatches, vocab.CondTitleMatches:
 			long = closed(jobj{"pattern": jref("text"), "timeout": timeout}, "pattern")
 			cond[string(k)] = anyOf(jref("text"), long)
-		case CondTextPresent, CondTextAbsent:
+		case vocab.CondTextPresent, vocab.CondTextAbsent:
 			long = closed(jobj{"text": jref("text"), "within": jref("target"), "timeout": timeout}, "text")
 			cond[string(k)] = anyOf(jref("text"), long)
-		case CondElementExists, CondElementGone:
+		case vocab.CondElementExists, vocab.CondElementGone:
 			long = closed(jobj{"target": jref("target"), "timeout": timeout}, "target")
 			cond[string(k)] = anyOf(jref("target"), long)
-		case CondValueEquals:
+		case vocab.CondValueEquals:
 			cond[string(k)] = closed(jobj{"target": jref("target"), "value": jref("text"), "timeout": timeout}, "target", "value")
-		case CondAttributeEquals:
+		case vocab.CondAttributeEquals:
 			cond[string(k)] = closed(jobj{"target": jref("target"), "attr": str, "value": jref("text"), "timeout": timeout}, "target", "attr", "value")
-		case CondElementState:
-			cond[string(k)] = closed(jobj{"target": jref("target"), "state": jobj{"enum": elementStates}, "timeout": timeout}, "target", "state")
-		case CondListCountDelta:
+		case vocab.CondElementState:
+			cond[string(k)] = closed(jobj{"target": jref("target"), "state": jobj{"enum": elementStates()}, "timeout": timeout}, "target", "state")
+		case vocab.CondListCountDelta:
 			cond[string(k)] = closed(jobj{"target": jref("target"), "delta": jobj{"type": "integer"}, "timeout": timeout}, "target", "delta")
-		case CondRequestSucceeded:
+		case vocab.CondRequestSucceeded:
 			long = closed(jobj{"url": jref("text"), "method": jobj{"enum": httpMethods},
 				"status": jobj{"type": "integer", "minimum": 100, "maximum": 599}, "timeout": timeout}, "url")
 			cond[string(k)] = anyOf(jref("text"), long)
@@ -100,7 +102,7 @@ func buildJSONSchema() jobj {
 
 	opProps := func(withMessage bool) jobj {
 		props := jobj{"that": jobj{}}
-		for _, o := range ops {
+		for _, o := range vocab.Ops() {
 			props[string(o)] = jobj{}
 		}
 		props["empty"] = jobj{"type": "boolean"}

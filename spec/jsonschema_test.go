@@ -48,7 +48,7 @@ func formatSchema(t *testing.T) *gojsonschema.Schema {
 
 func TestJSONSchemaAcceptsValidSpecs(t *testing.T) {
 	s := formatSchema(t)
-	paths, _ := filepath.Glob("testdata/valid/*.yaml")
+	paths, _ := filepath.Glob(validDir + "/*.yaml")
 	if len(paths) == 0 {
 		t.Fatal("no valid specs")
 	}
@@ -67,7 +67,7 @@ func TestJSONSchemaRejectsInvalidSpecs(t *testing.T) {
 	s := formatSchema(t)
 	for _, name := range []string{"unknown_keys", "bad_role", "bad_steps", "bad_targets", "missing_required",
 		"bad_foreach", "bad_conditions", "bad_header", "bad_http", "bad_extract", "bad_durations"} {
-		path := "testdata/invalid/" + name + ".yaml"
+		path := corpusSpec(t, name)
 		res, err := s.Validate(gojsonschema.NewGoLoader(yamlToJSON(t, path)))
 		if err != nil {
 			t.Fatal(err)

@@ -3,6 +3,7 @@ package spec
 import (
 	"time"
 
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -152,49 +153,29 @@ type Test struct {
 type Want struct {
 	// Field is a top-level result property.
 	Field string
-	// Op is how the field is compared; a bare value means OpEquals.
-	Op Op
+	// Op is how the field is compared; a bare value means vocab.OpEquals.
+	Op vocab.Op
 	// Arg is the literal operand (JSON-compatible value).
 	Arg any
 	Pos Pos // the position of the expected value
 }
 
-// Op is a comparison operator of assert, if and tests.
-type Op string
-
-// The comparison operators.
-const (
-	OpEquals    Op = "equals"     // deep equality (integers and numbers compare numerically)
-	OpNotEquals Op = "not_equals" // negated equals
-	OpMatches   Op = "matches"    // the text form of the value matches a Go regexp
-	OpContains  Op = "contains"   // substring of a string, or element of an array
-	OpGT        Op = "gt"         // numeric >
-	OpGTE       Op = "gte"        // numeric >=
-	OpLT        Op = "lt"         // numeric <
-	OpLTE       Op = "lte"        // numeric <=
-	OpEmpty     Op = "empty"      // `empty: true`: "", an empty array or object (false: not empty)
-	OpLen       Op = "len"        // length of a string (characters), array or object equals the operand
-)
-
-// ops lists the operators in documentation order.
-var ops = []Op{OpEquals, OpNotEquals, OpMatches, OpContains, OpGT, OpGTE, OpLT, OpLTE, OpEmpty, OpLen}
-
 // StepKind names a step.
 type StepKind string
 
-// The step kinds. The first ten are page actions (engine.Action).
+// The step kinds. The page actions are the vocabulary's ([vocab.Actions]).
 const (
-	StepGoto       StepKind = "goto"
-	StepClick      StepKind = "click"
-	StepFill       StepKind = "fill"
-	StepSelect     StepKind = "select"
-	StepCheck      StepKind = "check"
-	StepUncheck    StepKind = "uncheck"
-	StepPress      StepKind = "press"
-	StepHover      StepKind = "hover"
-	StepUpload     StepKind = "upload"
-	StepScroll     StepKind = "scroll"
-	StepWait       StepKind = "wait"
+	StepGoto                = StepKind(vocab.ActGoto)
+	StepClick               = StepKind(vocab.ActClick)
+	StepFill                = StepKind(vocab.ActFill)
+	StepSelect              = StepKind(vocab.ActSelect)
+	StepCheck               = StepKind(vocab.ActCheck)
+	StepUncheck             = StepKind(vocab.ActUncheck)
+	StepPress               = StepKind(vocab.ActPress)
+	StepHover               = StepKind(vocab.ActHover)
+	StepUpload              = StepKind(vocab.ActUpload)
+	StepScroll              = StepKind(vocab.ActScroll)
+	StepWait                = StepKind(vocab.ActWait)
 	StepExtract    StepKind = "extract"
 	StepScreenshot StepKind = "screenshot"
 	StepHTTP       StepKind = "http"
@@ -207,21 +188,22 @@ const (
 	StepIf         StepKind = "if"
 )
 
-// stepKinds lists every step kind in documentation order.
-var stepKinds = []StepKind{StepGoto, StepClick, StepFill, StepSelect, StepCheck, StepUncheck,
-	StepPress, StepHover, StepUpload, StepScroll, StepWait, StepExtract, StepScreenshot, StepHTTP,
-	StepSet, StepAssert, StepCall, StepPrimitive, StepLookup, StepForeach, StepIf}
+// stepKinds lists every step kind in documentation order: the page actions,
+// then the rest.
+var stepKinds = append(pageKinds(), StepExtract, StepScreenshot, StepHTTP,
+	StepSet, StepAssert, StepCall, StepPrimitive, StepLookup, StepForeach, StepIf)
+
+func pageKinds() []StepKind {
+	var out []StepKind
+	for _, a := range vocab.Actions() {
+		out = append(out, StepKind(a))
+	}
+	return out
+}
 
 // IsPageAction reports whether k is one of the engine's page actions
 // (including wait).
-func (k StepKind) IsPageAction() bool {
-	switch k {
-	case StepGoto, StepClick, StepFill, StepSelect, StepCheck, StepUncheck, StepPress,
-		StepHover, StepUpload, StepScroll, StepWait:
-		return true
-	}
-	return false
-}
+func (k StepKind) IsPageAction() bool { return vocab.Action(k).Valid() }
 
 // Step is one step of a macro. Kind says which of the per-kind fields are set.
 type Step struct {
@@ -288,32 +270,9 @@ type Target struct {
 	Pos  Pos // the target's position
 }
 
-// CondKind names a post-condition (the engine's vocabulary).
-type CondKind string
-
-// The post-condition kinds.
-const (
-	CondURLMatches       CondKind = "url_matches"
-	CondTitleMatches     CondKind = "title_matches"
-	CondTextPresent      CondKind = "text_present"
-	CondTextAbsent       CondKind = "text_absent"
-	CondElementExists    CondKind = "element_exists"
-	CondElementGone      CondKind = "element_gone"
-	CondValueEquals      CondKind = "value_equals"
-	CondAttributeEquals  CondKind = "attribute_equals"
-	CondElementState     CondKind = "element_state"
-	CondListCountDelta   CondKind = "list_count_delta"
-	CondRequestSucceeded CondKind = "request_succeeded"
-)
-
-// condKinds lists every post-condition kind in documentation order.
-var condKinds = []CondKind{CondURLMatches, CondTitleMatches, CondTextPresent, CondTextAbsent,
-	CondElementExists, CondElementGone, CondValueEquals, CondAttributeEquals, CondElementState,
-	CondListCountDelta, CondRequestSucceeded}
-
 // Condition is a post-condition on the live page.
 type Condition struct {
-	Kind CondKind // which check this is
+	Kind vocab.CondKind // which check this is
 	// Target: the element of element_*, value_equals, attribute_equals,
 	// element_state, list_count_delta; the `within` of text_present/absent.
 	Target *Target
@@ -326,7 +285,7 @@ type Condition struct {
 	// Attr is attribute_equals's attribute name.
 	Attr string
 	// State is element_state's state.
-	State string
+	State vocab.State
 	// Delta is list_count_delta's expected change in the number of matches.
 	Delta int
 	// URL (substring or /regex/), Method and Status (0: any 2xx) of
@@ -476,9 +435,9 @@ type Assign struct {
 
 // Predicate compares a value: `{that: "{{ x }}", <op>: operand}`.
 type Predicate struct {
-	That *Value // the value compared
-	Op   Op     // the operator
-	Arg  *Value // the operand
+	That *Value   // the value compared
+	Op   vocab.Op // the operator
+	Arg  *Value   // the operand
 	// Message, when set, is the failure message of an assert.
 	Message string
 	Pos     Pos // the comparison's position

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 var (
@@ -51,9 +53,14 @@ var ariaRoles = []string{
 	"textbox", "time", "timer", "toolbar", "tooltip", "tree", "treegrid", "treeitem",
 }
 
-// elementStates are the states element_state can check (engine vocabulary).
-var elementStates = []string{"checked", "unchecked", "enabled", "disabled", "expanded",
-	"collapsed", "selected", "visible", "hidden", "focused"}
+// elementStates are the states element_state can check, as strings.
+func elementStates() []string {
+	var out []string
+	for _, s := range vocab.States() {
+		out = append(out, string(s))
+	}
+	return out
+}
 
 // httpMethods are the methods http steps and request_succeeded accept.
 var httpMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 	"gopkg.in/yaml.v3"
 )
 
@@ -309,10 +310,10 @@ func (p *parser) wants(n *yaml.Node, path string, s *Spec) []*Want {
 			}
 			p.at(m.keyPos(k), path, "unknown result field %q%s", k, hint)
 		}
-		w := &Want{Field: k, Op: OpEquals, Pos: p.pos(vn)}
+		w := &Want{Field: k, Op: vocab.OpEquals, Pos: p.pos(vn)}
 		argNode, argPath := vn, vpath
 		if vn.Kind == yaml.MappingNode && len(vn.Content) == 2 && contains(opNames(), resolve(vn.Content[0]).Value) {
-			w.Op = Op(resolve(vn.Content[0]).Value)
+			w.Op = vocab.Op(resolve(vn.Content[0]).Value)
 			argNode, argPath = resolve(vn.Content[1]), join(vpath, string(w.Op))
 		}
 		arg, ok := p.jsonValue(argNode, argPath)
@@ -330,14 +331,14 @@ func (p *parser) wants(n *yaml.Node, path string, s *Spec) []*Want {
 func (p *parser) checkWant(w *Want, ft *Type, n *yaml.Node, path string) {
 	at := typeOf(w.Arg)
 	switch w.Op {
-	case OpEquals, OpNotEquals:
+	case vocab.OpEquals, vocab.OpNotEquals:
 		if why := assignable(at, ft); why != "" {
 			p.errf(n, path, "%s", why)
 		} else if len(ft.Enum) > 0 && !enumHas(ft.Enum, w.Arg) {
 			p.errf(n, path, "%s is not one of %s, so this can never %s", jsonText(w.Arg), enumText(ft.Enum),
-				map[Op]string{OpEquals: "pass", OpNotEquals: "fail"}[w.Op])
+				map[vocab.Op]string{vocab.OpEquals: "pass", vocab.OpNotEquals: "fail"}[w.Op])
 		}
-	case OpMatches:
+	case vocab.OpMatches:
 		s, ok := w.Arg.(string)
 		if !ok {
 			p.errf(n, path, "matches takes a regular expression, got %s", describe(n))
@@ -346,13 +347,13 @@ func (p *parser) checkWant(w *Want, ft *Type, n *yaml.Node, path string) {
 		} else if !ft.IsScalar() {
 			p.errf(n, path, "matches applies to text, but field %s is %s", w.Field, article(ft))
 		}
-	case OpGT, OpGTE, OpLT, OpLTE:
+	case vocab.OpGT, vocab.OpGTE, vocab.OpLT, vocab.OpLTE:
 		if !isNumeric(at) {
 			p.errf(n, path, "%s takes a number, got %s", w.Op, describe(n))
 		} else if !isNumeric(ft) && ft.Kind != KindAny {
 			p.errf(n, path, "%s compares numbers, but field %s is %s", w.Op, w.Field, article(ft))
 		}
-	case OpContains:
+	case vocab.OpContains:
 		switch ft.Kind {
 		case KindString:
 			if _, ok := w.Arg.(string); !ok {
@@ -366,14 +367,14 @@ func (p *parser) checkWant(w *Want, ft *Type, n *yaml.Node, path string) {
 		default:
 			p.errf(n, path, "contains applies to strings and arrays, but field %s is %s", w.Field, article(ft))
 		}
-	case OpEmpty:
+	case vocab.OpEmpty:
 		if _, ok := w.Arg.(bool); !ok {
 			p.errf(n, path, "empty takes true or false, got %s", describe(n))
 		}
 		if !hasLength(ft) {
 			p.errf(n, path, "empty applies to strings, arrays and objects, but field %s is %s", w.Field, article(ft))
 		}
-	case OpLen:
+	case vocab.OpLen:
 		if i, ok := w.Arg.(int64); !ok || i < 0 {
 			p.errf(n, path, "len takes a non-negative integer, got %s", jsonText(w.Arg))
 		}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 func mustRead(t *testing.T, path string) []byte {
@@ -19,7 +21,7 @@ func mustRead(t *testing.T, path string) []byte {
 // parseValid parses one valid spec alone and fails on any diagnostic.
 func parseValid(t *testing.T, name string) *Spec {
 	t.Helper()
-	path := "testdata/valid/" + name + ".yaml"
+	path := validDir + "/" + name + ".yaml"
 	s, diags := ParseFile(path, mustRead(t, path))
 	if len(diags) > 0 {
 		t.Fatalf("%s:\n%s", path, diags)
@@ -28,7 +30,7 @@ func parseValid(t *testing.T, name string) *Spec {
 }
 
 func TestValidSpecsParseAlone(t *testing.T) {
-	paths, _ := filepath.Glob("testdata/valid/*.yaml")
+	paths, _ := filepath.Glob(validDir + "/*.yaml")
 	for _, path := range paths {
 		if _, diags := ParseFile(path, mustRead(t, path)); len(diags) > 0 {
 			t.Errorf("%s:\n%s", path, diags)
@@ -37,7 +39,7 @@ func TestValidSpecsParseAlone(t *testing.T) {
 }
 
 func TestValidSet(t *testing.T) {
-	set, diags := LoadDir("testdata/valid", testOptions)
+	set, diags := LoadDir(validDir, testOptions)
 	if len(diags) > 0 {
 		t.Fatalf("valid specs have diagnostics:\n%s", diags)
 	}
@@ -107,7 +109,7 @@ func TestModelAddCustomer(t *testing.T) {
 	if g.URL.Raw != "{{ env.ACME_URL }}/customers" || len(g.URL.Parts) != 2 || g.URL.Parts[0].Ref.Scope != RefEnv {
 		t.Errorf("goto = %+v", g.URL)
 	}
-	if len(g.Expect) != 1 || g.Expect[0].Kind != CondURLMatches || g.Expect[0].Pattern.Raw != "/customers$" {
+	if len(g.Expect) != 1 || g.Expect[0].Kind != vocab.CondURLMatches || g.Expect[0].Pattern.Raw != "/customers$" {
 		t.Errorf("goto expect = %+v", g.Expect)
 	}
 	if c := s.Steps[1].Target; c.Role != "button" || c.Name.Raw != "New customer" {
@@ -121,7 +123,7 @@ func TestModelAddCustomer(t *testing.T) {
 		t.Errorf("select options = %v", o)
 	}
 	save := s.Steps[4]
-	if len(save.Expect) != 3 || save.Expect[0].Kind != CondListCountDelta || save.Expect[0].Delta != 1 ||
+	if len(save.Expect) != 3 || save.Expect[0].Kind != vocab.CondListCountDelta || save.Expect[0].Delta != 1 ||
 		save.Expect[0].Target.TestID.Raw != "customer-row" || save.Expect[2].Method != "POST" || save.Expect[2].URL.Raw != "/api/customers" {
 		t.Errorf("save expect = %+v", save.Expect)
 	}
@@ -141,7 +143,7 @@ func TestModelAddCustomer(t *testing.T) {
 	if len(s.Examples) != 1 || s.Examples[0].Args["tier"] != "pro" {
 		t.Errorf("examples = %+v", s.Examples)
 	}
-	if len(s.Tests) != 1 || s.Tests[0].Want[0].Op != OpMatches || s.Tests[0].Want[0].Arg != "^c[0-9]+$" {
+	if len(s.Tests) != 1 || s.Tests[0].Want[0].Op != vocab.OpMatches || s.Tests[0].Want[0].Arg != "^c[0-9]+$" {
 		t.Errorf("tests = %+v", s.Tests)
 	}
 }
@@ -172,7 +174,7 @@ func TestModelRowsForeachAndSecrets(t *testing.T) {
 		t.Errorf("absent retry is not nil")
 	}
 	a := s.Steps[3].Assert
-	if a.Op != OpLTE || a.Arg.Int != 100 || a.Message == "" {
+	if a.Op != vocab.OpLTE || a.Arg.Int != 100 || a.Message == "" {
 		t.Errorf("assert = %+v", a)
 	}
 
@@ -185,13 +187,13 @@ func TestModelRowsForeachAndSecrets(t *testing.T) {
 		t.Errorf("username fill is marked secret")
 	}
 	iff := login.Steps[3].If
-	if iff.Cond == nil || iff.Cond.Op != OpEquals || len(iff.Then) != 1 || len(iff.Else) != 1 {
+	if iff.Cond == nil || iff.Cond.Op != vocab.OpEquals || len(iff.Then) != 1 || len(iff.Else) != 1 {
 		t.Errorf("if = %+v", iff)
 	}
-	if pc := login.Steps[5].If.PageCond; pc == nil || pc.Kind != CondTextPresent || pc.Text.Raw != "Accept cookies" {
+	if pc := login.Steps[5].If.PageCond; pc == nil || pc.Kind != vocab.CondTextPresent || pc.Text.Raw != "Accept cookies" {
 		t.Errorf("page cond = %+v", pc)
 	}
-	if w := login.Steps[6]; w.Kind != StepWait || len(w.Expect) != 1 || w.Expect[0].Kind != CondElementExists {
+	if w := login.Steps[6]; w.Kind != StepWait || len(w.Expect) != 1 || w.Expect[0].Kind != vocab.CondElementExists {
 		t.Errorf("wait = %+v", w)
 	}
 

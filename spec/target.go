@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 	"gopkg.in/yaml.v3"
 )
 
@@ -121,23 +122,23 @@ func (p *parser) checkRegexTemplate(t *Template, path string, always bool) {
 }
 
 // condLongKeys are the keys of each post-condition's long form.
-var condLongKeys = map[CondKind][]string{
-	CondURLMatches:       {"pattern", "timeout"},
-	CondTitleMatches:     {"pattern", "timeout"},
-	CondTextPresent:      {"text", "within", "timeout"},
-	CondTextAbsent:       {"text", "within", "timeout"},
-	CondElementExists:    {"target", "timeout"},
-	CondElementGone:      {"target", "timeout"},
-	CondValueEquals:      {"target", "value", "timeout"},
-	CondAttributeEquals:  {"target", "attr", "value", "timeout"},
-	CondElementState:     {"target", "state", "timeout"},
-	CondListCountDelta:   {"target", "delta", "timeout"},
-	CondRequestSucceeded: {"url", "method", "status", "timeout"},
+var condLongKeys = map[vocab.CondKind][]string{
+	vocab.CondURLMatches:       {"pattern", "timeout"},
+	vocab.CondTitleMatches:     {"pattern", "timeout"},
+	vocab.CondTextPresent:      {"text", "within", "timeout"},
+	vocab.CondTextAbsent:       {"text", "within", "timeout"},
+	vocab.CondElementExists:    {"target", "timeout"},
+	vocab.CondElementGone:      {"target", "timeout"},
+	vocab.CondValueEquals:      {"target", "value", "timeout"},
+	vocab.CondAttributeEquals:  {"target", "attr", "value", "timeout"},
+	vocab.CondElementState:     {"target", "state", "timeout"},
+	vocab.CondListCountDelta:   {"target", "delta", "timeout"},
+	vocab.CondRequestSucceeded: {"url", "method", "status", "timeout"},
 }
 
 func condKindNames() []string {
-	out := make([]string, len(condKinds))
-	for i, k := range condKinds {
+	out := make([]string, len(vocab.CondKinds()))
+	for i, k := range vocab.CondKinds() {
 		out[i] = string(k)
 	}
 	return out
@@ -182,28 +183,28 @@ func (p *parser) condition(n *yaml.Node, path string) *Condition {
 		}
 		return nil
 	}
-	kind := CondKind(m.keys[0])
+	kind := vocab.CondKind(m.keys[0])
 	return p.conditionBody(kind, m.get(m.keys[0]), m.sub(m.keys[0]), p.pos(n))
 }
 
 // conditionBody reads a condition's short or long form.
-func (p *parser) conditionBody(kind CondKind, n *yaml.Node, path string, pos Pos) *Condition {
+func (p *parser) conditionBody(kind vocab.CondKind, n *yaml.Node, path string, pos Pos) *Condition {
 	c := &Condition{Kind: kind, Pos: pos, path: path}
 	isMap := n != nil && n.Kind == yaml.MappingNode
 	switch kind {
-	case CondURLMatches, CondTitleMatches:
+	case vocab.CondURLMatches, vocab.CondTitleMatches:
 		if !isMap {
 			c.Pattern = p.template(n, path)
 			p.checkRegexTemplate(c.Pattern, path, true)
 			return c
 		}
-	case CondTextPresent, CondTextAbsent:
+	case vocab.CondTextPresent, vocab.CondTextAbsent:
 		if !isMap {
 			c.Text = p.template(n, path)
 			p.checkRegexTemplate(c.Text, path, false)
 			return c
 		}
-	case CondElementExists, CondElementGone:
+	case vocab.CondElementExists, vocab.CondElementGone:
 		if !isMap {
 			p.errf(n, path, "%s takes a target like {testid: toast}, got %s", kind, describe(n))
 			return c
@@ -212,7 +213,7 @@ func (p *parser) conditionBody(kind CondKind, n *yaml.Node, path string, pos Pos
 			c.Target = p.target(n, path)
 			return c
 		}
-	case CondRequestSucceeded:
+	case vocab.CondRequestSucceeded:
 		if !isMap {
 			c.URL = p.template(n, path)
 			p.checkRegexTemplate(c.URL, path, false)
@@ -232,12 +233,12 @@ func (p *parser) conditionBody(kind CondKind, n *yaml.Node, path string, pos Pos
 		c.Timeout, _ = p.duration(tn, m.sub("timeout"))
 	}
 	switch kind {
-	case CondURLMatches, CondTitleMatches:
+	case vocab.CondURLMatches, vocab.CondTitleMatches:
 		if m.require("pattern") {
 			c.Pattern = p.template(m.get("pattern"), m.sub("pattern"))
 			p.checkRegexTemplate(c.Pattern, m.sub("pattern"), true)
 		}
-	case CondTextPresent, CondTextAbsent:
+	case vocab.CondTextPresent, vocab.CondTextAbsent:
 		if m.require("text") {
 			c.Text = p.template(m.get("text"), m.sub("text"))
 			p.checkRegexTemplate(c.Text, m.sub("text"), false)
@@ -245,7 +246,7 @@ func (p *parser) conditionBody(kind CondKind, n *yaml.Node, path string, pos Pos
 		if wn := m.get("within"); wn != nil {
 			c.Target = p.target(wn, m.sub("within"))
 		}
-	case CondRequestSucceeded:
+	case vocab.CondRequestSucceeded:
 		if m.require("url") {
 			c.URL = p.template(m.get("url"), m.sub("url"))
 			p.checkRegexTemplate(c.URL, m.sub("url"), false)
@@ -266,18 +267,19 @@ func (p *parser) conditionBody(kind CondKind, n *yaml.Node, path string, pos Pos
 			c.Target = p.target(m.get("target"), m.sub("target"))
 		}
 		switch kind {
-		case CondValueEquals, CondAttributeEquals:
-			if kind == CondAttributeEquals && m.require("attr") {
+		case vocab.CondValueEquals, vocab.CondAttributeEquals:
+			if kind == vocab.CondAttributeEquals && m.require("attr") {
 				c.Attr = p.attrName(m.get("attr"), m.sub("attr"))
 			}
 			if m.require("value") {
 				c.Value = p.template(m.get("value"), m.sub("value"))
 			}
-		case CondElementState:
+		case vocab.CondElementState:
 			if m.require("state") {
-				c.State, _ = p.oneOf(m.get("state"), m.sub("state"), "state", elementStates)
+				st, _ := p.oneOf(m.get("state"), m.sub("state"), "state", elementStates())
+				c.State = vocab.State(st)
 			}
-		case CondListCountDelta:
+		case vocab.CondListCountDelta:
 			if m.require("delta") {
 				c.Delta, _ = p.integer(m.get("delta"), m.sub("delta"))
 			}
@@ -311,8 +313,8 @@ func hasKey(n *yaml.Node, key string) bool {
 }
 
 func opNames() []string {
-	out := make([]string, len(ops))
-	for i, o := range ops {
+	out := make([]string, len(vocab.Ops()))
+	for i, o := range vocab.Ops() {
 		out[i] = string(o)
 	}
 	return out
@@ -342,21 +344,21 @@ func (p *parser) predicate(n *yaml.Node, path string, withMessage bool) *Predica
 		p.errf(m.node, path, "a comparison has exactly one operator, got %s (use several steps)", andList(present))
 	}
 	op := present[0]
-	pr.Op = Op(op)
+	pr.Op = vocab.Op(op)
 	on := m.get(op)
 	pr.Arg = p.value(on, m.sub(op))
 	switch pr.Op {
-	case OpEmpty:
+	case vocab.OpEmpty:
 		if pr.Arg.Kind != ValueBool {
 			p.errf(on, m.sub(op), "empty takes true or false, got %s", describe(on))
 		}
-	case OpMatches:
+	case vocab.OpMatches:
 		if pr.Arg.Kind != ValueString {
 			p.errf(on, m.sub(op), "matches takes a regular expression, got %s", describe(on))
 		} else {
 			p.checkRegexTemplate(pr.Arg.Str, m.sub(op), true)
 		}
-	case OpLen:
+	case vocab.OpLen:
 		if pr.Arg.Kind != ValueInt && pr.Arg.Str.Whole() == nil {
 			p.errf(on, m.sub(op), "len takes an integer, got %s", describe(on))
 		} else if pr.Arg.Kind == ValueInt && pr.Arg.Int < 0 {
@@ -379,7 +381,7 @@ func (p *parser) ifCond(n *yaml.Node, path string, f *If) {
 			p.errf(n, path, "cond must be a single {{ reference }} to a boolean, a comparison like {that: \"{{ x }}\", equals: 3}, or a page condition like {text_present: Saved}")
 			return
 		}
-		f.Cond = &Predicate{That: &Value{Kind: ValueString, Str: t, Pos: p.pos(n)}, Op: OpEquals,
+		f.Cond = &Predicate{That: &Value{Kind: ValueString, Str: t, Pos: p.pos(n)}, Op: vocab.OpEquals,
 			Arg: &Value{Kind: ValueBool, Bool: true, Pos: p.pos(n)}, Pos: p.pos(n)}
 	case n != nil && n.Kind == yaml.MappingNode && hasKey(n, "that"):
 		f.Cond = p.predicate(n, path, false)
@@ -395,7 +397,7 @@ func (p *parser) ifCond(n *yaml.Node, path string, f *If) {
 			p.at(m.keyPos(k), path, "unknown condition %q%s: cond is a comparison {that: ..., <operator>: ...} or a page condition (%s)", k, hint, strings.Join(condKindNames(), ", "))
 			return
 		}
-		f.PageCond = p.conditionBody(CondKind(k), m.get(k), m.sub(k), p.pos(n))
+		f.PageCond = p.conditionBody(vocab.CondKind(k), m.get(k), m.sub(k), p.pos(n))
 	default:
 		p.errf(n, path, "expected a condition, got %s", describe(n))
 	}

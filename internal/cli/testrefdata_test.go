@@ -12,6 +12,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/refdata"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // copyTree copies the files of src (one level of subdirectories deep is
@@ -104,7 +105,7 @@ func quoteRegistry(t *testing.T) *runtime.Registry {
 	t.Helper()
 	quote := &runtime.Macro{Name: "quote", Intent: "quote a tier", Risk: runtime.RiskRead,
 		Tests: []runtime.MacroTest{{Name: "pro", Args: json.RawMessage(`{}`),
-			Want: []runtime.Want{{Field: "monthly_price", Op: runtime.OpEquals, Arg: json.RawMessage(`29`)}}}},
+			Want: []runtime.Want{{Field: "monthly_price", Op: vocab.OpEquals, Arg: json.RawMessage(`29`)}}}},
 		Handler: func(ctx context.Context, x *runtime.Exec, _ json.RawMessage) (any, error) {
 			return x.Lookup(ctx, "steps[0]", "demo-tiers", "tiers.csv", "pro")
 		}}

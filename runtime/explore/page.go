@@ -10,6 +10,7 @@ import (
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/redact"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // resolveURL makes a path absolute against the open page (when it is an
@@ -233,23 +234,23 @@ func (s *Session) pageCall(ctx context.Context, x *runtime.Exec, p *engine.Page,
 			return nil, &runtime.CallError{Code: runtime.CodeInvalidArguments, Message: err.Error(), Args: []runtime.ArgError{{Pointer: "/url", Message: err.Error()}}}
 		}
 		if err := s.policy(ctx).Check(u); err != nil {
-			return nil, x.FailStep(ctx, runtime.StepRecord{Path: name, Kind: string(engine.ActGoto)}, err)
+			return nil, x.FailStep(ctx, runtime.StepRecord{Path: name, Kind: string(vocab.ActGoto)}, err)
 		}
-		step.Action, step.URL = engine.ActGoto, u
+		step.Action, step.URL = vocab.ActGoto, u
 	case Click:
-		step.Action = engine.ActClick
+		step.Action = vocab.ActClick
 	case Fill:
 		v, _ := a.Value.(string)
-		step.Action, step.Value, step.Sensitive = engine.ActFill, v, s.isSecret(v)
+		step.Action, step.Value, step.Sensitive = vocab.ActFill, v, s.isSecret(v)
 	case Select:
-		step.Action, step.Options = engine.ActSelect, []string{a.Option}
+		step.Action, step.Options = vocab.ActSelect, []string{a.Option}
 	case Check:
-		step.Action = engine.ActCheck
+		step.Action = vocab.ActCheck
 		if a.Checked != nil && !*a.Checked {
-			step.Action = engine.ActUncheck
+			step.Action = vocab.ActUncheck
 		}
 	case Press:
-		step.Action, step.Key = engine.ActPress, a.Key
+		step.Action, step.Key = vocab.ActPress, a.Key
 	}
 	before := readState(ctx, p)
 	mark := p.RequestMark()
@@ -264,7 +265,7 @@ func (s *Session) pageCall(ctx context.Context, x *runtime.Exec, p *engine.Page,
 	}
 	secrets := s.secretList()
 	after := readState(context.WithoutCancel(ctx), p)
-	navigated := step.Action == engine.ActGoto || sr != nil && sr.Act != nil && sr.Act.Navigated && !sr.Act.SameDocument
+	navigated := step.Action == vocab.ActGoto || sr != nil && sr.Act != nil && sr.Act.Navigated && !sr.Act.SameDocument
 	reqs := requestsSince(p, mark, secrets)
 	app := appeared(before, after, navigated, secrets)
 	rec := runtime.StepRecord{Path: name, Kind: string(step.Action), Status: "passed"}
@@ -294,11 +295,11 @@ func (s *Session) pageCall(ctx context.Context, x *runtime.Exec, p *engine.Page,
 	}
 	if act := sr.Act; act != nil {
 		switch step.Action {
-		case engine.ActFill:
+		case vocab.ActFill:
 			res["value"] = act.ValueAfter
-		case engine.ActSelect:
+		case vocab.ActSelect:
 			res["value"] = strings.Join(act.SelectedAfter, ", ")
-		case engine.ActCheck, engine.ActUncheck:
+		case vocab.ActCheck, vocab.ActUncheck:
 			res["value"] = map[string]string{"true": "checked", "false": "unchecked", "mixed": "mixed"}[act.CheckedAfter]
 		}
 		if act.PopupURL != "" {
@@ -313,7 +314,7 @@ func (s *Session) pageCall(ctx context.Context, x *runtime.Exec, p *engine.Page,
 		app = []string{}
 	}
 	res["appeared"] = app
-	if step.Action == engine.ActClick {
+	if step.Action == vocab.ActClick {
 		if cd := countDelta(before, after); cd != nil {
 			res["count_delta"] = cd
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/macrokit/macrokit-go/runtime/serve"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 func TestMain(m *testing.M) {
@@ -148,8 +149,8 @@ func testMacros() []*runtime.Macro {
 				if err != nil {
 					return nil, err
 				}
-				return nil, x.Do(ctx, "steps[0]", engine.Step{Action: engine.ActGoto, URL: u + "/hang",
-					Timeout: time.Minute, Expect: []engine.Condition{{Kind: engine.CondTextPresent, Text: "never"}}})
+				return nil, x.Do(ctx, "steps[0]", engine.Step{Action: vocab.ActGoto, URL: u + "/hang",
+					Timeout: time.Minute, Expect: []engine.Condition{{Kind: vocab.CondTextPresent, Text: "never"}}})
 			},
 		},
 	}
