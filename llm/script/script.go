@@ -1,4 +1,4 @@
-package llm
+package script
 
 import (
 	"bytes"
@@ -23,20 +23,21 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/macrokit/macrokit-go/internal/editdist"
+	"github.com/macrokit/macrokit-go/llm"
 )
 
-// Playbook is a parsed, validated script for the Scripted model. It is
-// immutable once parsed, so one playbook may back many Scripted models
-// running concurrently. See docs/llm-scripted.md for the format.
+// Playbook is a parsed, validated script for the scripted [Model]. It is
+// immutable once parsed, so one playbook may back many [Model]s
+// running concurrently. See docs/llm.md for the format.
 type Playbook struct {
 	name     string
-	rules    []*scriptRule
-	summary  *scriptTemplate
-	fallback *scriptTemplate // nil: a miss is ErrNoRule
+	rules    []*rule
+	summary  *template
+	fallback *template // nil: a miss is llm.ErrNoRule
 }
 
 // Name is the playbook's `name`, or, when the file has none, the source
-// name given to ParsePlaybook without its directory and YAML extension.
+// name given to Parse without its directory and YAML extension.
 func (pb *Playbook) Name() string {
 	if pb == nil {
 		return ""
@@ -44,43 +45,43 @@ func (pb *Playbook) Name() string {
 	return pb.name
 }
 
-// scriptRule is one validated rule.
-type scriptRule struct {
+// rule is one validated rule.
+type rule struct {
 	re      *regexp.Regexp
 	call    string // tool to call; "" for a reply or text-only rule
-	args    []scriptArg
-	reply   *scriptTemplate
-	text    *scriptTemplate
-	summary *scriptTemplate
+	args    []arg
+	reply   *template
+	text    *template
+	summary *template
 }
 
-// scriptArg is one named argument (or mapping entry) of a rule's call.
-type scriptArg struct {
+// arg is one named argument (or mapping entry) of a rule's call.
+type arg struct {
 	key string
-	val scriptValue
+	val value
 }
 
-// scriptValue is an argument value: exactly one of a template (any YAML
+// value is an argument value: exactly one of a template (any YAML
 // string), a literal (a YAML number, boolean or null, kept as JSON), a list
 // or a mapping of values.
-type scriptValue struct {
-	tmpl   *scriptTemplate
+type value struct {
+	tmpl   *template
 	lit    json.RawMessage
-	list   []scriptValue
-	fields []scriptArg
+	list   []value
+	fields []arg
 	isMap  bool
 }
 
-// scriptTemplate is a string with {{ref}} references, split once at parse
+// template is a string with {{ref}} references, split once at parse
 // time so that expanding it never re-reads substituted text: a capture that
 // happens to contain "{{x}}" is output as is.
-type scriptTemplate struct {
-	segs  []scriptSeg
+type template struct {
+	segs  []segment
 	whole bool // exactly one reference and nothing but spaces around it
 }
 
-// scriptSeg is literal text or, when ref is set, a reference.
-type scriptSeg struct {
+// segment is literal text or, when ref is set, a reference.
+type segment struct {
 	lit string
 	ref string
 }
@@ -88,46 +89,46 @@ type scriptSeg struct {
 // Template built-ins. Rule templates see the rule's capture groups plus
 // tools and input; summary templates add tool, result, content and ok.
 const (
-	scriptRefTools   = "tools"
-	scriptRefInput   = "input"
-	scriptRefTool    = "tool"
-	scriptRefResult  = "result"
-	scriptRefOK      = "ok"
-	scriptRefContent = "content"
+	refTools   = "tools"
+	refInput   = "input"
+	refTool    = "tool"
+	refResult  = "result"
+	refOK      = "ok"
+	refContent = "content"
 )
 
-// scriptReserved are the built-in names a capture group may not shadow.
-var scriptReserved = []string{scriptRefTools, scriptRefInput, scriptRefTool, scriptRefResult, scriptRefOK, scriptRefContent}
+// reserved are the built-in names a capture group may not shadow.
+var reserved = []string{refTools, refInput, refTool, refResult, refOK, refContent}
 
-// scriptDefaultSummary answers a tool result when the playbook sets no summary.
-const scriptDefaultSummary = "{{tool}}: {{result}}"
+// defaultSummary answers a tool result when the playbook sets no summary.
+const defaultSummary = "{{tool}}: {{result}}"
 
-// scriptResultMax bounds {{result}}, in runes: a summary is one line.
-const scriptResultMax = 200
+// resultMax bounds {{result}}, in runes: a summary is one line.
+const resultMax = 200
 
 var (
-	scriptTopKeys    = []string{"name", "rules", "summary", "fallback"}
-	scriptRuleKeys   = []string{"when", "call", "args", "reply", "text", "summary"}
-	scriptRefRE      = regexp.MustCompile(`^\{\{\s*([A-Za-z_][A-Za-z0-9_]*|[0-9]+)\s*\}\}`)
-	scriptYAMLLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+	topKeys    = []string{"name", "rules", "summary", "fallback"}
+	ruleKeys   = []string{"when", "call", "args", "reply", "text", "summary"}
+	refRE      = regexp.MustCompile(`^\{\{\s*([A-Za-z_][A-Za-z0-9_]*|[0-9]+)\s*\}\}`)
+	yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 )
 
-// PlaybookError lists every problem found in a playbook, so that a test
+// Error lists every problem found in a playbook, so that a test
 // author fixes them in one pass instead of one run per mistake.
-type PlaybookError struct {
-	Source   string // the name given to ParsePlaybook (the path, for LoadPlaybook)
-	Problems []PlaybookProblem
+type Error struct {
+	Source   string // the name given to Parse (the path, for Load)
+	Problems []Problem
 }
 
-// PlaybookProblem is one problem: the YAML line (0 when unknown), the field
+// Problem is one problem: the YAML line (0 when unknown), the field
 // path such as rules[2].when (rules count from 0), and what is wrong.
-type PlaybookProblem struct {
+type Problem struct {
 	Line int
 	Path string
 	Msg  string
 }
 
-func (e *PlaybookError) Error() string {
+func (e *Error) Error() string {
 	lines := make([]string, 0, len(e.Problems))
 	for _, p := range e.Problems {
 		var b strings.Builder
@@ -145,40 +146,40 @@ func (e *PlaybookError) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// LoadPlaybook reads and parses the playbook file at path.
-func LoadPlaybook(path string) (*Playbook, error) {
+// Load reads and parses the playbook file at path.
+func Load(path string) (*Playbook, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParsePlaybook(path, data)
+	return Parse(path, data)
 }
 
-// ParsePlaybook parses and validates a playbook. name labels the source in
+// Parse parses and validates a playbook. name labels the source in
 // errors and names the playbook when it has no `name` key. Every problem is
-// reported at once, as a *PlaybookError. It never panics.
-func ParsePlaybook(name string, data []byte) (pb *Playbook, err error) {
-	p := &playbookParser{}
+// reported at once, as a *Error. It never panics.
+func Parse(name string, data []byte) (pb *Playbook, err error) {
+	p := &parser{}
 	defer func() {
 		// yaml.v3 is third-party code fed arbitrary bytes; a bug there must
 		// not take down the test or demo that reads a playbook.
 		if r := recover(); r != nil {
-			pb, err = nil, &PlaybookError{Source: name, Problems: []PlaybookProblem{{Msg: fmt.Sprintf("internal error: %v (please report this playbook)", r)}}}
+			pb, err = nil, &Error{Source: name, Problems: []Problem{{Msg: fmt.Sprintf("internal error: %v (please report this playbook)", r)}}}
 		}
 	}()
 	pb = p.parse(data)
 	if len(p.problems) > 0 {
 		sort.SliceStable(p.problems, func(i, j int) bool { return p.problems[i].Line < p.problems[j].Line })
-		return nil, &PlaybookError{Source: name, Problems: p.problems}
+		return nil, &Error{Source: name, Problems: p.problems}
 	}
 	if pb.name == "" {
-		pb.name = playbookDefaultName(name)
+		pb.name = defaultName(name)
 	}
 	return pb, nil
 }
 
-// playbookDefaultName derives a playbook name from its source name.
-func playbookDefaultName(source string) string {
+// defaultName derives a playbook name from its source name.
+func defaultName(source string) string {
 	base := filepath.Base(source)
 	for _, ext := range []string{".playbook.yaml", ".playbook.yml", ".yaml", ".yml"} {
 		if strings.HasSuffix(base, ext) && len(base) > len(ext) {
@@ -191,16 +192,16 @@ func playbookDefaultName(source string) string {
 	return base
 }
 
-// playbookParser collects problems while walking the YAML tree.
-type playbookParser struct {
-	problems []PlaybookProblem
+// parser collects problems while walking the YAML tree.
+type parser struct {
+	problems []Problem
 }
 
-func (p *playbookParser) add(line int, path, format string, args ...any) {
-	p.problems = append(p.problems, PlaybookProblem{Line: line, Path: path, Msg: fmt.Sprintf(format, args...)})
+func (p *parser) add(line int, path, format string, args ...any) {
+	p.problems = append(p.problems, Problem{Line: line, Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 
-func (p *playbookParser) parse(data []byte) *Playbook {
+func (p *parser) parse(data []byte) *Playbook {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -218,7 +219,7 @@ func (p *playbookParser) parse(data []byte) *Playbook {
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		got := "nothing"
 		if len(doc.Content) == 1 {
-			got = scriptYAMLKind(doc.Content[0])
+			got = yamlKind(doc.Content[0])
 		}
 		p.add(doc.Line, "", "a playbook is a mapping with rules (and optionally name, summary, fallback), got %s", got)
 		return nil
@@ -227,7 +228,7 @@ func (p *playbookParser) parse(data []byte) *Playbook {
 	pb := &Playbook{}
 	var rulesNode *yaml.Node
 	hasFallback := false
-	for _, f := range p.fields(root, "", scriptTopKeys) {
+	for _, f := range p.fields(root, "", topKeys) {
 		switch f.key {
 		case "name":
 			if s, ok := p.str(f.val, "name"); ok {
@@ -240,18 +241,18 @@ func (p *playbookParser) parse(data []byte) *Playbook {
 			rulesNode = f.val
 		case "summary":
 			if s, ok := p.str(f.val, "summary"); ok {
-				pb.summary = p.template(s, f.val.Line, "summary", scriptScope{summary: true})
+				pb.summary = p.template(s, f.val.Line, "summary", refScope{summary: true})
 			}
 		case "fallback":
 			hasFallback = true
 			if s, ok := p.str(f.val, "fallback"); ok {
-				pb.fallback = p.template(s, f.val.Line, "fallback", scriptScope{})
+				pb.fallback = p.template(s, f.val.Line, "fallback", refScope{})
 			}
 		}
 	}
 	if rulesNode != nil {
 		if rulesNode.Kind != yaml.SequenceNode {
-			p.add(rulesNode.Line, "rules", "want a list of rules, got %s", scriptYAMLKind(rulesNode))
+			p.add(rulesNode.Line, "rules", "want a list of rules, got %s", yamlKind(rulesNode))
 		} else {
 			for i, n := range rulesNode.Content {
 				if r := p.rule(n, fmt.Sprintf("rules[%d]", i)); r != nil {
@@ -264,14 +265,14 @@ func (p *playbookParser) parse(data []byte) *Playbook {
 		p.add(root.Line, "", "no rules and no fallback: every request would fail")
 	}
 	if pb.summary == nil {
-		pb.summary = mustScriptTemplate(scriptDefaultSummary)
+		pb.summary = mustTemplate(defaultSummary)
 	}
 	return pb
 }
 
-func (p *playbookParser) yamlError(err error) {
+func (p *parser) yamlError(err error) {
 	msg := err.Error()
-	if m := scriptYAMLLineRE.FindStringSubmatch(msg); m != nil {
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		p.add(line, "", "invalid YAML: %s", m[2])
 		return
@@ -280,17 +281,17 @@ func (p *playbookParser) yamlError(err error) {
 }
 
 // rule parses one rule; nil when it has problems.
-func (p *playbookParser) rule(n *yaml.Node, path string) *scriptRule {
+func (p *parser) rule(n *yaml.Node, path string) *rule {
 	if n.Kind != yaml.MappingNode {
-		p.add(n.Line, path, "want a mapping with when and call or reply, got %s", scriptYAMLKind(n))
+		p.add(n.Line, path, "want a mapping with when and call or reply, got %s", yamlKind(n))
 		return nil
 	}
 	before := len(p.problems)
-	r := &scriptRule{}
+	r := &rule{}
 	var whenSeen, callSeen, replySeen, textSeen, argsSeen, summarySeen bool
 	var argsNode *yaml.Node
 	var reply, text, summary *yaml.Node
-	for _, f := range p.fields(n, path, scriptRuleKeys) {
+	for _, f := range p.fields(n, path, ruleKeys) {
 		fp := path + "." + f.key
 		switch f.key {
 		case "when":
@@ -309,7 +310,7 @@ func (p *playbookParser) rule(n *yaml.Node, path string) *scriptRule {
 				break
 			}
 			for _, g := range re.SubexpNames() {
-				if g != "" && slices.Contains(scriptReserved, g) {
+				if g != "" && slices.Contains(reserved, g) {
 					p.add(f.val.Line, fp, "capture group %q shadows the built-in {{%s}}; rename it", g, g)
 				}
 			}
@@ -348,17 +349,17 @@ func (p *playbookParser) rule(n *yaml.Node, path string) *scriptRule {
 	if summarySeen && replySeen {
 		p.add(summary.Line, path+".summary", "a reply rule makes no tool call, so its summary would never be used")
 	}
-	scope := scriptScope{re: r.re, rulePath: path + ".when"}
+	scope := refScope{re: r.re, rulePath: path + ".when"}
 	if r.re == nil {
 		scope.lenient = true // the regex is already reported; don't pile on
 	}
 	if argsNode != nil {
 		if argsNode.Kind != yaml.MappingNode {
-			p.add(argsNode.Line, path+".args", "want a mapping of argument names to values, got %s", scriptYAMLKind(argsNode))
+			p.add(argsNode.Line, path+".args", "want a mapping of argument names to values, got %s", yamlKind(argsNode))
 		} else {
 			for _, f := range p.fields(argsNode, path+".args", nil) {
 				v, _ := p.value(f.val, path+".args."+f.key, scope, 0)
-				r.args = append(r.args, scriptArg{key: f.key, val: v})
+				r.args = append(r.args, arg{key: f.key, val: v})
 			}
 		}
 	}
@@ -385,22 +386,22 @@ func (p *playbookParser) rule(n *yaml.Node, path string) *scriptRule {
 	return r
 }
 
-// scriptField is one key of a YAML mapping.
-type scriptField struct {
+// field is one key of a YAML mapping.
+type field struct {
 	key string
 	val *yaml.Node
 }
 
 // fields returns a mapping's entries in order, reporting non-string,
 // duplicate and (when allowed is not nil) unknown keys.
-func (p *playbookParser) fields(n *yaml.Node, path string, allowed []string) []scriptField {
-	var out []scriptField
+func (p *parser) fields(n *yaml.Node, path string, allowed []string) []field {
+	var out []field
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		kp := scriptJoin(path, k.Value)
+		kp := join(path, k.Value)
 		if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!null" {
-			p.add(k.Line, path, "keys must be strings, got %s", scriptYAMLKind(k))
+			p.add(k.Line, path, "keys must be strings, got %s", yamlKind(k))
 			continue
 		}
 		if seen[k.Value] {
@@ -409,63 +410,63 @@ func (p *playbookParser) fields(n *yaml.Node, path string, allowed []string) []s
 		}
 		seen[k.Value] = true
 		if allowed != nil && !slices.Contains(allowed, k.Value) {
-			if s := scriptSuggest(k.Value, allowed); s != "" {
+			if s := suggest(k.Value, allowed); s != "" {
 				p.add(k.Line, path, "unknown key %q (did you mean %q)", k.Value, s)
 			} else {
 				p.add(k.Line, path, "unknown key %q (want one of %s)", k.Value, strings.Join(allowed, ", "))
 			}
 			continue
 		}
-		out = append(out, scriptField{key: k.Value, val: v})
+		out = append(out, field{key: k.Value, val: v})
 	}
 	return out
 }
 
 // str reads a non-null scalar as a string.
-func (p *playbookParser) str(n *yaml.Node, path string) (string, bool) {
+func (p *parser) str(n *yaml.Node, path string) (string, bool) {
 	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
-		p.add(n.Line, path, "want a string, got %s", scriptYAMLKind(n))
+		p.add(n.Line, path, "want a string, got %s", yamlKind(n))
 		return "", false
 	}
 	return n.Value, true
 }
 
-// scriptMaxDepth bounds nested argument values.
-const scriptMaxDepth = 32
+// maxDepth bounds nested argument values.
+const maxDepth = 32
 
 // value converts an argument value: strings become templates, other
 // scalars JSON literals, lists and mappings recurse.
-func (p *playbookParser) value(n *yaml.Node, path string, scope scriptScope, depth int) (scriptValue, bool) {
-	if depth > scriptMaxDepth {
-		p.add(n.Line, path, "argument nested more than %d levels deep", scriptMaxDepth)
-		return scriptValue{}, false
+func (p *parser) value(n *yaml.Node, path string, scope refScope, depth int) (value, bool) {
+	if depth > maxDepth {
+		p.add(n.Line, path, "argument nested more than %d levels deep", maxDepth)
+		return value{}, false
 	}
 	switch n.Kind {
 	case yaml.ScalarNode:
 		switch n.ShortTag() {
 		case "!!null":
-			return scriptValue{lit: json.RawMessage("null")}, true
+			return value{lit: json.RawMessage("null")}, true
 		case "!!int", "!!float", "!!bool":
 			var v any
 			if err := n.Decode(&v); err != nil {
 				p.add(n.Line, path, "bad value %q: %v", n.Value, err)
-				return scriptValue{}, false
+				return value{}, false
 			}
 			raw, err := json.Marshal(v)
 			if err != nil {
 				p.add(n.Line, path, "value %q has no JSON form", n.Value)
-				return scriptValue{}, false
+				return value{}, false
 			}
-			return scriptValue{lit: raw}, true
+			return value{lit: raw}, true
 		default: // strings, and timestamps and custom tags read as their text
 			t := p.template(n.Value, n.Line, path, scope)
 			if t == nil {
-				return scriptValue{}, false
+				return value{}, false
 			}
-			return scriptValue{tmpl: t}, true
+			return value{tmpl: t}, true
 		}
 	case yaml.SequenceNode:
-		v := scriptValue{list: []scriptValue{}}
+		v := value{list: []value{}}
 		ok := true
 		for i, c := range n.Content {
 			cv, cok := p.value(c, fmt.Sprintf("%s[%d]", path, i), scope, depth+1)
@@ -474,22 +475,22 @@ func (p *playbookParser) value(n *yaml.Node, path string, scope scriptScope, dep
 		}
 		return v, ok
 	case yaml.MappingNode:
-		v := scriptValue{isMap: true}
+		v := value{isMap: true}
 		ok := true
 		for _, f := range p.fields(n, path, nil) {
 			cv, cok := p.value(f.val, path+"."+f.key, scope, depth+1)
 			ok = ok && cok
-			v.fields = append(v.fields, scriptArg{key: f.key, val: cv})
+			v.fields = append(v.fields, arg{key: f.key, val: cv})
 		}
 		return v, ok
 	default:
-		p.add(n.Line, path, "want a value, got %s (anchors and aliases are not supported in a playbook)", scriptYAMLKind(n))
-		return scriptValue{}, false
+		p.add(n.Line, path, "want a value, got %s (anchors and aliases are not supported in a playbook)", yamlKind(n))
+		return value{}, false
 	}
 }
 
-// scriptScope says which references a template may use.
-type scriptScope struct {
+// refScope says which references a template may use.
+type refScope struct {
 	re       *regexp.Regexp // the rule's regex; nil outside a rule
 	rulePath string         // where that regex is, for messages
 	summary  bool           // tool, result and ok are available
@@ -497,10 +498,10 @@ type scriptScope struct {
 }
 
 // names lists what a template in this scope may reference, for suggestions.
-func (s scriptScope) names() []string {
-	out := []string{scriptRefTools, scriptRefInput}
+func (s refScope) names() []string {
+	out := []string{refTools, refInput}
 	if s.summary {
-		out = append(out, scriptRefTool, scriptRefResult, scriptRefOK, scriptRefContent)
+		out = append(out, refTool, refResult, refOK, refContent)
 	}
 	if s.re != nil {
 		for _, g := range s.re.SubexpNames() {
@@ -513,8 +514,8 @@ func (s scriptScope) names() []string {
 }
 
 // template parses and checks a template; nil when it has problems.
-func (p *playbookParser) template(s string, line int, path string, scope scriptScope) *scriptTemplate {
-	t, err := parseScriptTemplate(s)
+func (p *parser) template(s string, line int, path string, scope refScope) *template {
+	t, err := parseTemplate(s)
 	if err != nil {
 		p.add(line, path, "%v", err)
 		return nil
@@ -536,7 +537,7 @@ func (p *playbookParser) template(s string, line int, path string, scope scriptS
 }
 
 // check returns why ref is not available in the scope, or "".
-func (s scriptScope) check(ref string) string {
+func (s refScope) check(ref string) string {
 	if n, err := strconv.Atoi(ref); err == nil || ref[0] >= '0' && ref[0] <= '9' {
 		switch {
 		case s.re == nil:
@@ -552,28 +553,28 @@ func (s scriptScope) check(ref string) string {
 	}
 	var what string
 	switch {
-	case !s.summary && (ref == scriptRefTool || ref == scriptRefResult || ref == scriptRefOK || ref == scriptRefContent):
+	case !s.summary && (ref == refTool || ref == refResult || ref == refOK || ref == refContent):
 		return fmt.Sprintf("{{%s}} is only set in a summary (after a tool result)", ref)
 	case s.re != nil:
 		what = fmt.Sprintf("{{%s}} is neither a capture group of %s nor a built-in", ref, s.rulePath)
 	default:
 		what = fmt.Sprintf("{{%s}} is not a built-in (here: %s)", ref, "{{"+strings.Join(names, "}}, {{")+"}}")
 	}
-	if sug := scriptSuggest(ref, names); sug != "" {
+	if sug := suggest(ref, names); sug != "" {
 		what += fmt.Sprintf(" (did you mean %q)", sug)
 	}
 	return what
 }
 
-// parseScriptTemplate splits s into literal text and {{ref}} references. A
+// parseTemplate splits s into literal text and {{ref}} references. A
 // "{{" that does not start a reference is literal (JSON in `text` needs no
 // escaping), unless it looks like a mistyped one: "{{name}" or "{{a b}}".
-func parseScriptTemplate(s string) (*scriptTemplate, error) {
-	t := &scriptTemplate{}
+func parseTemplate(s string) (*template, error) {
+	t := &template{}
 	var lit strings.Builder
 	flush := func() {
 		if lit.Len() > 0 {
-			t.segs = append(t.segs, scriptSeg{lit: lit.String()})
+			t.segs = append(t.segs, segment{lit: lit.String()})
 			lit.Reset()
 		}
 	}
@@ -585,9 +586,9 @@ func parseScriptTemplate(s string) (*scriptTemplate, error) {
 		}
 		lit.WriteString(s[i : i+j])
 		i += j
-		if m := scriptRefRE.FindStringSubmatch(s[i:]); m != nil {
+		if m := refRE.FindStringSubmatch(s[i:]); m != nil {
 			flush()
-			t.segs = append(t.segs, scriptSeg{ref: m[1]})
+			t.segs = append(t.segs, segment{ref: m[1]})
 			i += len(m[0])
 			continue
 		}
@@ -596,7 +597,7 @@ func parseScriptTemplate(s string) (*scriptTemplate, error) {
 			k++
 		}
 		if k < len(s) && (s[k] == '_' || s[k]|0x20 >= 'a' && s[k]|0x20 <= 'z' || s[k] >= '0' && s[k] <= '9') {
-			return nil, fmt.Errorf("malformed template reference at %q (want {{name}})", scriptClip(s[i:], 24))
+			return nil, fmt.Errorf("malformed template reference at %q (want {{name}})", clip(s[i:], 24))
 		}
 		lit.WriteByte('{')
 		i++
@@ -614,8 +615,8 @@ func parseScriptTemplate(s string) (*scriptTemplate, error) {
 	return t, nil
 }
 
-func mustScriptTemplate(s string) *scriptTemplate {
-	t, err := parseScriptTemplate(s)
+func mustTemplate(s string) *template {
+	t, err := parseTemplate(s)
 	if err != nil {
 		panic(err) // only called on constants
 	}
@@ -623,7 +624,7 @@ func mustScriptTemplate(s string) *scriptTemplate {
 }
 
 // expand substitutes vars; unknown references expand to "".
-func (t *scriptTemplate) expand(vars map[string]string) string {
+func (t *template) expand(vars map[string]string) string {
 	if t == nil {
 		return ""
 	}
@@ -647,7 +648,7 @@ func (t *scriptTemplate) expand(vars map[string]string) string {
 
 // eval renders a nested argument value (no coercion: only top-level
 // arguments have a schema type).
-func (v scriptValue) eval(vars map[string]string) any {
+func (v value) eval(vars map[string]string) any {
 	switch {
 	case v.tmpl != nil:
 		return v.tmpl.expand(vars)
@@ -668,19 +669,19 @@ func (v scriptValue) eval(vars map[string]string) any {
 	}
 }
 
-// Scripted is a deterministic Model that answers from a Playbook, so the
+// Model is a deterministic llm.Model that answers from a Playbook, so the
 // router loop runs in demos and tests with no API key and no model.
 // It is safe for concurrent use.
-type Scripted struct {
+type Model struct {
 	pb  *Playbook
 	seq atomic.Uint64
 }
 
-// NewScripted returns a model that answers from pb.
-func NewScripted(pb *Playbook) *Scripted { return &Scripted{pb: pb} }
+// New returns a model that answers from pb.
+func New(pb *Playbook) *Model { return &Model{pb: pb} }
 
 // Name is "scripted:" + the playbook's name.
-func (s *Scripted) Name() string {
+func (s *Model) Name() string {
 	if s == nil {
 		return "scripted:"
 	}
@@ -689,25 +690,25 @@ func (s *Scripted) Name() string {
 
 // Chat answers from the playbook: a summary when the last message is a tool
 // result, else the first rule matching the last user message, else the
-// fallback. With no match and no fallback the error is ErrNoRule.
-func (s *Scripted) Chat(ctx context.Context, req *Request) (*Response, error) {
+// fallback. With no match and no fallback the error is llm.ErrNoRule.
+func (s *Model) Chat(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	start := time.Now()
-	if err := scriptCtxErr(ctx); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
 	if s == nil || s.pb == nil {
-		return nil, &Error{Code: ErrBadRequest, Message: "scripted model has no playbook"}
+		return nil, &llm.Error{Code: llm.ErrBadRequest, Message: "scripted model has no playbook"}
 	}
 	if req == nil {
-		return nil, &Error{Code: ErrBadRequest, Message: "nil request"}
+		return nil, &llm.Error{Code: llm.ErrBadRequest, Message: "nil request"}
 	}
 	resp, err := s.answer(req)
 	if err != nil {
 		return nil, err
 	}
 	resp.Model = s.Name()
-	resp.Mode = ToolsNative
-	resp.Usage = scriptUsage(req, resp)
+	resp.Mode = llm.ToolsNative
+	resp.Usage = usage(req, resp)
 	if req.Stream != nil && resp.Text != "" {
 		req.Stream(resp.Text)
 	}
@@ -715,54 +716,54 @@ func (s *Scripted) Chat(ctx context.Context, req *Request) (*Response, error) {
 	return resp, nil
 }
 
-func (s *Scripted) answer(req *Request) (*Response, error) {
-	input, hasUser := scriptLastUser(req.Messages)
+func (s *Model) answer(req *llm.Request) (*llm.Response, error) {
+	input, hasUser := lastUser(req.Messages)
 	names := make([]string, 0, len(req.Tools))
 	for _, t := range req.Tools {
 		names = append(names, t.Name)
 	}
-	vars := map[string]string{scriptRefTools: strings.Join(names, ", "), scriptRefInput: input}
-	var rule *scriptRule
+	vars := map[string]string{refTools: strings.Join(names, ", "), refInput: input}
+	var rule *rule
 	if hasUser {
 		rule = s.pb.match(input, vars)
 	}
-	if last, ok := scriptToolResult(req.Messages); ok {
-		vars[scriptRefTool] = scriptToolName(req.Messages, last)
-		vars[scriptRefResult] = scriptResultLine(last.Content)
-		vars[scriptRefContent] = scriptContentLine(last.Content)
-		vars[scriptRefOK] = strconv.FormatBool(scriptResultOK(last.Content))
+	if last, ok := lastToolResult(req.Messages); ok {
+		vars[refTool] = toolName(req.Messages, last)
+		vars[refResult] = resultLine(last.Content)
+		vars[refContent] = contentLine(last.Content)
+		vars[refOK] = strconv.FormatBool(resultOK(last.Content))
 		t := s.pb.summary
 		if rule != nil && rule.summary != nil {
 			t = rule.summary
 		}
-		return &Response{Text: t.expand(vars), FinishReason: "stop"}, nil
+		return &llm.Response{Text: t.expand(vars), FinishReason: "stop"}, nil
 	}
 	if rule == nil {
 		if s.pb.fallback != nil {
-			return &Response{Text: s.pb.fallback.expand(vars), FinishReason: "stop"}, nil
+			return &llm.Response{Text: s.pb.fallback.expand(vars), FinishReason: "stop"}, nil
 		}
 		msg := "no user message to match"
 		if hasUser {
-			msg = fmt.Sprintf("no rule of playbook %q matches %q", s.pb.name, scriptClip(input, 80))
+			msg = fmt.Sprintf("no rule of playbook %q matches %q", s.pb.name, clip(input, 80))
 		}
-		return nil, &Error{Code: ErrNoRule, Message: msg}
+		return nil, &llm.Error{Code: llm.ErrNoRule, Message: msg}
 	}
 	switch {
 	case rule.call != "":
-		args, err := rule.buildArgs(vars, scriptParams(req.Tools, rule.call))
+		args, err := rule.buildArgs(vars, paramsOf(req.Tools, rule.call))
 		if err != nil {
-			return nil, &Error{Code: ErrBadResponse, Message: "encode scripted arguments", Err: err}
+			return nil, &llm.Error{Code: llm.ErrBadResponse, Message: "encode scripted arguments", Err: err}
 		}
 		id := "call_" + strconv.FormatUint(s.seq.Add(1), 10)
-		return &Response{
+		return &llm.Response{
 			Text:         rule.text.expand(vars),
-			ToolCalls:    []ToolCall{{ID: id, Name: rule.call, Args: args}},
+			ToolCalls:    []llm.ToolCall{{ID: id, Name: rule.call, Args: args}},
 			FinishReason: "tool_calls",
 		}, nil
 	case rule.reply != nil:
-		return &Response{Text: rule.reply.expand(vars), FinishReason: "stop"}, nil
+		return &llm.Response{Text: rule.reply.expand(vars), FinishReason: "stop"}, nil
 	default:
-		return &Response{Text: rule.text.expand(vars), FinishReason: "stop"}, nil
+		return &llm.Response{Text: rule.text.expand(vars), FinishReason: "stop"}, nil
 	}
 }
 
@@ -770,7 +771,7 @@ func (s *Scripted) answer(req *Request) (*Response, error) {
 // vars: by name and by number (0 is the whole match; groups that did not
 // take part are ""). With duplicate names the first group that took part
 // wins.
-func (pb *Playbook) match(input string, vars map[string]string) *scriptRule {
+func (pb *Playbook) match(input string, vars map[string]string) *rule {
 	for _, r := range pb.rules {
 		loc := r.re.FindStringSubmatchIndex(input)
 		if loc == nil {
@@ -796,7 +797,7 @@ func (pb *Playbook) match(input string, vars map[string]string) *scriptRule {
 // buildArgs renders the call's arguments as a JSON object. A top-level
 // argument whose template expands to "" is left out; one whose value is a
 // single reference is coerced to its schema type.
-func (r *scriptRule) buildArgs(vars map[string]string, params map[string]scriptParam) (json.RawMessage, error) {
+func (r *rule) buildArgs(vars map[string]string, params map[string]param) (json.RawMessage, error) {
 	obj := make(map[string]any, len(r.args))
 	for _, a := range r.args {
 		if a.val.tmpl == nil {
@@ -824,16 +825,16 @@ func (r *scriptRule) buildArgs(vars map[string]string, params map[string]scriptP
 	return json.RawMessage(bytes.TrimRight(buf.Bytes(), "\n")), nil
 }
 
-// scriptParam is the JSON Schema type of one tool parameter (and of its
+// param is the JSON Schema type of one tool parameter (and of its
 // items, for an array); empty when unknown.
-type scriptParam struct {
+type param struct {
 	typ   string
 	items string
 }
 
-// scriptParams reads the parameter types of the named tool's schema. An
+// paramsOf reads the parameter types of the named tool's schema. An
 // unknown tool or unreadable schema gives no types: values stay strings.
-func scriptParams(tools []ToolSpec, name string) map[string]scriptParam {
+func paramsOf(tools []llm.ToolSpec, name string) map[string]param {
 	for _, t := range tools {
 		if t.Name != name {
 			continue
@@ -844,7 +845,7 @@ func scriptParams(tools []ToolSpec, name string) map[string]scriptParam {
 		if json.Unmarshal(t.Parameters, &schema) != nil {
 			return nil
 		}
-		out := make(map[string]scriptParam, len(schema.Properties))
+		out := make(map[string]param, len(schema.Properties))
 		for k, raw := range schema.Properties {
 			var prop struct {
 				Type  json.RawMessage `json:"type"`
@@ -853,12 +854,12 @@ func scriptParams(tools []ToolSpec, name string) map[string]scriptParam {
 			if json.Unmarshal(raw, &prop) != nil {
 				continue
 			}
-			sp := scriptParam{typ: scriptSchemaType(prop.Type)}
+			sp := param{typ: schemaType(prop.Type)}
 			var items struct {
 				Type json.RawMessage `json:"type"`
 			}
 			if len(prop.Items) > 0 && json.Unmarshal(prop.Items, &items) == nil {
-				sp.items = scriptSchemaType(items.Type)
+				sp.items = schemaType(items.Type)
 			}
 			out[k] = sp
 		}
@@ -867,9 +868,9 @@ func scriptParams(tools []ToolSpec, name string) map[string]scriptParam {
 	return nil
 }
 
-// scriptSchemaType reads a schema `type`: a name, or the first non-null name
+// schemaType reads a schema `type`: a name, or the first non-null name
 // of a list such as ["integer", "null"].
-func scriptSchemaType(raw json.RawMessage) string {
+func schemaType(raw json.RawMessage) string {
 	var one string
 	if json.Unmarshal(raw, &one) == nil {
 		return one
@@ -889,37 +890,37 @@ func scriptSchemaType(raw json.RawMessage) string {
 // stays a string, as a weak model's would: the router's validation is what
 // is under test. ok is false only for an array with no items (left out,
 // like an empty string).
-func (p scriptParam) coerce(s string) (v any, ok bool) {
+func (p param) coerce(s string) (v any, ok bool) {
 	if p.typ != "array" {
-		return scriptScalar(s, p.typ), true
+		return scalarOf(s, p.typ), true
 	}
 	var out []any
 	for _, part := range strings.Split(s, ",") {
 		if part = strings.TrimSpace(part); part != "" {
-			out = append(out, scriptScalar(part, p.items))
+			out = append(out, scalarOf(part, p.items))
 		}
 	}
 	return out, len(out) > 0
 }
 
 var (
-	scriptNumberRE  = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
-	scriptIntegerRE = regexp.MustCompile(`^[+-]?[0-9]+$`)
+	numberRE  = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+	integerRE = regexp.MustCompile(`^[+-]?[0-9]+$`)
 )
 
-// scriptScalar converts s to an integer, number or boolean per typ, keeping
+// scalarOf converts s to an integer, number or boolean per typ, keeping
 // integers exact; anything else, or a failed conversion, is s itself.
-func scriptScalar(s, typ string) any {
+func scalarOf(s, typ string) any {
 	t := strings.TrimSpace(s)
 	switch typ {
 	case "integer":
-		if scriptIntegerRE.MatchString(t) {
+		if integerRE.MatchString(t) {
 			if n, ok := new(big.Int).SetString(strings.TrimPrefix(t, "+"), 10); ok {
 				return json.Number(n.String())
 			}
 		}
 	case "number":
-		if scriptNumberRE.MatchString(t) {
+		if numberRE.MatchString(t) {
 			return json.Number(t)
 		}
 		if f, err := strconv.ParseFloat(t, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
@@ -936,31 +937,31 @@ func scriptScalar(s, typ string) any {
 	return s
 }
 
-// scriptLastUser returns the content of the last user message.
-func scriptLastUser(msgs []Message) (string, bool) {
+// lastUser returns the content of the last user message.
+func lastUser(msgs []llm.Message) (string, bool) {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == RoleUser {
+		if msgs[i].Role == llm.RoleUser {
 			return msgs[i].Content, true
 		}
 	}
 	return "", false
 }
 
-// scriptToolResult returns the tool message the conversation ends with:
+// lastToolResult returns the tool message the conversation ends with:
 // the last message that is not a system message (the router adds its
 // summary instruction after the tool result), when it is a tool result.
-func scriptToolResult(msgs []Message) (Message, bool) {
+func lastToolResult(msgs []llm.Message) (llm.Message, bool) {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role != RoleSystem {
-			return msgs[i], msgs[i].Role == RoleTool
+		if msgs[i].Role != llm.RoleSystem {
+			return msgs[i], msgs[i].Role == llm.RoleTool
 		}
 	}
-	return Message{}, false
+	return llm.Message{}, false
 }
 
-// scriptToolName names the tool a tool message answers: its Name, else the
+// toolName names the tool a tool message answers: its Name, else the
 // name of the assistant call with its ToolCallID.
-func scriptToolName(msgs []Message, m Message) string {
+func toolName(msgs []llm.Message, m llm.Message) string {
 	if m.Name != "" {
 		return m.Name
 	}
@@ -974,9 +975,9 @@ func scriptToolName(msgs []Message, m Message) string {
 	return ""
 }
 
-// scriptContentLine renders tool content on one line: compacted JSON, or
-// text with its whitespace collapsed, clipped to scriptResultMax runes.
-func scriptContentLine(content string) string {
+// contentLine renders tool content on one line: compacted JSON, or
+// text with its whitespace collapsed, clipped to resultMax runes.
+func contentLine(content string) string {
 	s := strings.TrimSpace(content)
 	var buf bytes.Buffer
 	if json.Valid([]byte(s)) && json.Compact(&buf, []byte(s)) == nil {
@@ -984,37 +985,37 @@ func scriptContentLine(content string) string {
 	} else {
 		s = strings.Join(strings.Fields(s), " ")
 	}
-	return scriptClip(s, scriptResultMax)
+	return clip(s, resultMax)
 }
 
-// scriptResultLine renders what a tool returned, on one line. The router
+// resultLine renders what a tool returned, on one line. The router
 // wraps an outcome as {"ok": ..., "result": ..., "error": ...}; from such an
 // envelope it is the result (the error when there is no result), a string
-// as its text; any other content is rendered whole, as scriptContentLine.
-func scriptResultLine(content string) string {
+// as its text; any other content is rendered whole, as contentLine.
+func resultLine(content string) string {
 	var env map[string]json.RawMessage
 	if json.Unmarshal([]byte(content), &env) != nil {
-		return scriptContentLine(content)
+		return contentLine(content)
 	}
 	if _, ok := env["ok"]; !ok {
-		return scriptContentLine(content)
+		return contentLine(content)
 	}
 	payload, ok := env["result"]
 	if !ok || string(payload) == "null" {
 		if payload, ok = env["error"]; !ok {
-			return scriptContentLine(content)
+			return contentLine(content)
 		}
 	}
 	var str string
 	if json.Unmarshal(payload, &str) == nil {
-		return scriptClip(strings.Join(strings.Fields(str), " "), scriptResultMax)
+		return clip(strings.Join(strings.Fields(str), " "), resultMax)
 	}
-	return scriptContentLine(string(payload))
+	return contentLine(string(payload))
 }
 
-// scriptResultOK reads success from tool content: a boolean "ok" field, else
+// resultOK reads success from tool content: a boolean "ok" field, else
 // false when there is a non-null "error" field, else true.
-func scriptResultOK(content string) bool {
+func resultOK(content string) bool {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal([]byte(content), &obj) != nil {
 		return true
@@ -1031,9 +1032,9 @@ func scriptResultOK(content string) bool {
 	return true
 }
 
-// scriptUsage approximates token counts as bytes/4, which is what matters
+// usage approximates token counts as bytes/4, which is what matters
 // for eval tables: relative size, not billing.
-func scriptUsage(req *Request, resp *Response) Usage {
+func usage(req *llm.Request, resp *llm.Response) llm.Usage {
 	in := 0
 	for _, m := range req.Messages {
 		in += len(m.Content) + len(m.Name)
@@ -1048,11 +1049,11 @@ func scriptUsage(req *Request, resp *Response) Usage {
 	for _, c := range resp.ToolCalls {
 		out += len(c.Name) + len(c.Args)
 	}
-	return Usage{PromptTokens: (in + 3) / 4, CompletionTokens: (out + 3) / 4}
+	return llm.Usage{PromptTokens: (in + 3) / 4, CompletionTokens: (out + 3) / 4}
 }
 
-// scriptCtxErr turns a done context into the model error for it.
-func scriptCtxErr(ctx context.Context) error {
+// ctxErr turns a done context into the model error for it.
+func ctxErr(ctx context.Context) error {
 	if ctx == nil {
 		return nil
 	}
@@ -1060,14 +1061,14 @@ func scriptCtxErr(ctx context.Context) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, context.DeadlineExceeded):
-		return &Error{Code: ErrTimeout, Message: "deadline exceeded before the model was asked", Err: err}
+		return &llm.Error{Code: llm.ErrTimeout, Message: "deadline exceeded before the model was asked", Err: err}
 	default:
-		return &Error{Code: ErrCancelled, Message: "cancelled before the model was asked", Err: err}
+		return &llm.Error{Code: llm.ErrCancelled, Message: "cancelled before the model was asked", Err: err}
 	}
 }
 
-// scriptClip shortens s to at most n runes, marking the cut with "…".
-func scriptClip(s string, n int) string {
+// clip shortens s to at most n runes, marking the cut with "…".
+func clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
@@ -1075,9 +1076,9 @@ func scriptClip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// scriptSuggest returns the candidate closest to word, or "" when none is
+// suggest returns the candidate closest to word, or "" when none is
 // close: at most 2 edits, 1 for words of up to 4 characters.
-func scriptSuggest(word string, candidates []string) string {
+func suggest(word string, candidates []string) string {
 	limit := 2
 	if utf8.RuneCountInString(word) <= 4 {
 		limit = 1
@@ -1096,15 +1097,15 @@ func scriptSuggest(word string, candidates []string) string {
 	return best
 }
 
-func scriptJoin(path, key string) string {
+func join(path, key string) string {
 	if path == "" {
 		return key
 	}
 	return path + "." + key
 }
 
-// scriptYAMLKind describes a node for error messages.
-func scriptYAMLKind(n *yaml.Node) string {
+// yamlKind describes a node for error messages.
+func yamlKind(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
 		return "a mapping"
@@ -1116,7 +1117,7 @@ func scriptYAMLKind(n *yaml.Node) string {
 		if n.ShortTag() == "!!null" {
 			return "null"
 		}
-		return fmt.Sprintf("%q", scriptClip(n.Value, 40))
+		return fmt.Sprintf("%q", clip(n.Value, 40))
 	}
 	return "nothing"
 }

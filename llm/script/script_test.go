@@ -1,4 +1,4 @@
-package llm
+package script
 
 import (
 	"context"
@@ -10,11 +10,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/macrokit/macrokit-go/llm"
 )
 
-// scriptTools are the tools offered in scripted tests, with the parameter
+// testTools are the tools offered in scripted tests, with the parameter
 // types the coercion reads.
-var scriptTools = []ToolSpec{
+var testTools = []llm.ToolSpec{
 	{Name: "add_customer", Description: "Add a customer", Parameters: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"email":{"type":"string"},"tier":{"type":"string","enum":["free","pro","enterprise"]}},"required":["name","email"]}`)},
 	{Name: "list_orders", Description: "List orders", Parameters: json.RawMessage(`{"type":"object","properties":{"status":{"type":"string"},"limit":{"type":"integer"}}}`)},
 	{Name: "update_settings", Description: "Update settings", Parameters: json.RawMessage(`{"type":"object","properties":{
@@ -66,89 +68,89 @@ fallback: "I can't help with that: {{input}}"
 
 func mustPlaybook(t testing.TB, src string) *Playbook {
 	t.Helper()
-	pb, err := ParsePlaybook("test.playbook.yaml", []byte(src))
+	pb, err := Parse("test.playbook.yaml", []byte(src))
 	if err != nil {
-		t.Fatalf("ParsePlaybook: %v", err)
+		t.Fatalf("Parse: %v", err)
 	}
 	return pb
 }
 
-func userMsg(s string) Message { return Message{Role: RoleUser, Content: s} }
+func userMsg(s string) llm.Message { return llm.Message{Role: llm.RoleUser, Content: s} }
 
-func TestScriptedChat(t *testing.T) {
+func TestChat(t *testing.T) {
 	pb := mustPlaybook(t, testPlaybook)
 	long := strings.Repeat("x", 500)
 	cases := []struct {
 		name     string
-		msgs     []Message
+		msgs     []llm.Message
 		wantText string
 		wantCall string // tool name; "" for no call
 		wantArgs string
 		finish   string
 	}{
-		{name: "captures", msgs: []Message{userMsg("Please add Ada Lovelace (ada@example.com) as a pro customer.")},
+		{name: "captures", msgs: []llm.Message{userMsg("Please add Ada Lovelace (ada@example.com) as a pro customer.")},
 			wantCall: "add_customer", wantArgs: `{"email":"ada@example.com","name":"Ada Lovelace","tier":"pro"}`, finish: "tool_calls"},
-		{name: "integer coerced", msgs: []Message{userMsg("How many orders are pending (limit 42)?")},
+		{name: "integer coerced", msgs: []llm.Message{userMsg("How many orders are pending (limit 42)?")},
 			wantCall: "list_orders", wantArgs: `{"limit":42,"status":"pending"}`, finish: "tool_calls"},
-		{name: "empty capture omitted", msgs: []Message{userMsg("how many orders are shipped")},
+		{name: "empty capture omitted", msgs: []llm.Message{userMsg("how many orders are shipped")},
 			wantCall: "list_orders", wantArgs: `{"status":"shipped"}`, finish: "tool_calls"},
-		{name: "types from schema", msgs: []Message{userMsg("settings ratio=0.5 apply=yes tags=a,b,,c ids=1,+2 big=9007199254740993")},
+		{name: "types from schema", msgs: []llm.Message{userMsg("settings ratio=0.5 apply=yes tags=a,b,,c ids=1,+2 big=9007199254740993")},
 			wantCall: "update_settings", finish: "tool_calls",
 			wantArgs: `{"apply":true,"big":9007199254740993,"fixed":3,"ids":[1,2],"nested":{"list":["0.5",true,1.5],"who":"0.5"},"none":null,"note":"r=0.5","off":false,"ratio":0.5,"tags":["a","b","c"]}`},
-		{name: "number normalised", msgs: []Message{userMsg("settings ratio=.25 apply=OFF tags=x ids= big=-7")},
+		{name: "number normalised", msgs: []llm.Message{userMsg("settings ratio=.25 apply=OFF tags=x ids= big=-7")},
 			wantCall: "update_settings", finish: "tool_calls",
 			wantArgs: `{"apply":false,"big":-7,"fixed":3,"nested":{"list":[".25",true,1.5],"who":".25"},"none":null,"note":"r=.25","off":false,"ratio":0.25,"tags":["x"]}`},
-		{name: "failed coercion stays string", msgs: []Message{userMsg("settings ratio=abc apply=maybe tags=,, ids=x,3 big=1.5")},
+		{name: "failed coercion stays string", msgs: []llm.Message{userMsg("settings ratio=abc apply=maybe tags=,, ids=x,3 big=1.5")},
 			wantCall: "update_settings", finish: "tool_calls",
 			wantArgs: `{"apply":"maybe","big":"1.5","fixed":3,"ids":["x",3],"nested":{"list":["abc",true,1.5],"who":"abc"},"none":null,"note":"r=abc","off":false,"ratio":"abc"}`},
-		{name: "unknown tool still called", msgs: []Message{userMsg("please delete everything")},
+		{name: "unknown tool still called", msgs: []llm.Message{userMsg("please delete everything")},
 			wantCall: "drop_database", wantArgs: `{}`, finish: "tool_calls"},
-		{name: "reply lists tools", msgs: []Message{userMsg("Hello there")},
+		{name: "reply lists tools", msgs: []llm.Message{userMsg("Hello there")},
 			wantText: "Hello! I can run these macros: add_customer, list_orders, update_settings", finish: "stop"},
-		{name: "numbered group", msgs: []Message{userMsg("echo {{name}} <b>")}, wantText: "you said {{name}} <b>", finish: "stop"},
-		{name: "text only (tool call written as JSON)", msgs: []Message{userMsg("json please")},
+		{name: "numbered group", msgs: []llm.Message{userMsg("echo {{name}} <b>")}, wantText: "you said {{name}} <b>", finish: "stop"},
+		{name: "text only (tool call written as JSON)", msgs: []llm.Message{userMsg("json please")},
 			wantText: `{"name": "list_orders", "arguments": {"status": "pending"}}`, finish: "stop"},
-		{name: "text alongside call", msgs: []Message{userMsg("think first")},
+		{name: "text alongside call", msgs: []llm.Message{userMsg("think first")},
 			wantText: "<think>the user wants think first</think>", wantCall: "list_orders", wantArgs: `{"status":"pending"}`, finish: "tool_calls"},
-		{name: "fallback", msgs: []Message{userMsg("what's the weather?")}, wantText: "I can't help with that: what's the weather?", finish: "stop"},
-		{name: "no user message falls back", msgs: []Message{{Role: RoleSystem, Content: "hello"}}, wantText: "I can't help with that: ", finish: "stop"},
+		{name: "fallback", msgs: []llm.Message{userMsg("what's the weather?")}, wantText: "I can't help with that: what's the weather?", finish: "stop"},
+		{name: "no user message falls back", msgs: []llm.Message{{Role: llm.RoleSystem, Content: "hello"}}, wantText: "I can't help with that: ", finish: "stop"},
 		{name: "last user message wins", finish: "tool_calls", wantCall: "list_orders", wantArgs: `{"status":"pending"}`,
-			msgs: []Message{userMsg("hello"), {Role: RoleAssistant, Content: "Hello!"}, userMsg("how many orders are pending")}},
+			msgs: []llm.Message{userMsg("hello"), {Role: llm.RoleAssistant, Content: "Hello!"}, userMsg("how many orders are pending")}},
 		{name: "rule summary after tool result", finish: "stop",
-			msgs: []Message{
+			msgs: []llm.Message{
 				userMsg("add Ada Lovelace (ada@example.com) as a free customer"),
-				{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "call_1", Name: "add_customer", Args: json.RawMessage(`{}`)}}},
-				{Role: RoleTool, ToolCallID: "call_1", Name: "add_customer", Content: "{\n  \"ok\": true,\n  \"result\": {\"id\": 7}\n}"},
-				{Role: RoleSystem, Content: "Answer in one short line."},
+				{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "add_customer", Args: json.RawMessage(`{}`)}}},
+				{Role: llm.RoleTool, ToolCallID: "call_1", Name: "add_customer", Content: "{\n  \"ok\": true,\n  \"result\": {\"id\": 7}\n}"},
+				{Role: llm.RoleSystem, Content: "Answer in one short line."},
 			},
 			wantText: `Added Ada Lovelace (true): {"id":7}`},
 		{name: "playbook summary, tool named by call id", finish: "stop",
-			msgs: []Message{
+			msgs: []llm.Message{
 				userMsg("how many orders are pending"),
-				{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c9", Name: "list_orders", Args: json.RawMessage(`{}`)}}},
-				{Role: RoleTool, ToolCallID: "c9", Content: `{"ok": false, "error": {"code": "timeout"}}`},
+				{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c9", Name: "list_orders", Args: json.RawMessage(`{}`)}}},
+				{Role: llm.RoleTool, ToolCallID: "c9", Content: `{"ok": false, "error": {"code": "timeout"}}`},
 			},
 			wantText: `list_orders (false): {"code":"timeout"}`},
 		{name: "string result as text", finish: "stop",
-			msgs:     []Message{userMsg("zzz"), {Role: RoleTool, Name: "t", Content: `{"ok": true, "result": "  all\n done "}`}},
+			msgs:     []llm.Message{userMsg("zzz"), {Role: llm.RoleTool, Name: "t", Content: `{"ok": true, "result": "  all\n done "}`}},
 			wantText: "t (true): all done"},
 		{name: "content is the whole envelope", finish: "stop",
-			msgs:     []Message{userMsg("raw summary"), {Role: RoleTool, Name: "t", Content: `{"ok": true, "result": 1}`}},
+			msgs:     []llm.Message{userMsg("raw summary"), {Role: llm.RoleTool, Name: "t", Content: `{"ok": true, "result": 1}`}},
 			wantText: `{"ok":true,"result":1}`},
 		{name: "tool result not last is no summary", finish: "tool_calls", wantCall: "list_orders", wantArgs: `{"status":"shipped"}`,
-			msgs: []Message{userMsg("how many orders are shipped"), {Role: RoleTool, Name: "t", Content: "x"}, {Role: RoleAssistant, Content: "ok"}}},
+			msgs: []llm.Message{userMsg("how many orders are shipped"), {Role: llm.RoleTool, Name: "t", Content: "x"}, {Role: llm.RoleAssistant, Content: "ok"}}},
 		{name: "summary of text result clipped", finish: "stop",
-			msgs:     []Message{userMsg("zzz"), {Role: RoleTool, Name: "t", Content: "a\n  b " + long}},
+			msgs:     []llm.Message{userMsg("zzz"), {Role: llm.RoleTool, Name: "t", Content: "a\n  b " + long}},
 			wantText: "t (true): " + ("a b " + long)[:199] + "…"},
 		{name: "error field means not ok", finish: "stop",
-			msgs:     []Message{userMsg("zzz"), {Role: RoleTool, Name: "t", Content: `{"error": "boom"}`}},
+			msgs:     []llm.Message{userMsg("zzz"), {Role: llm.RoleTool, Name: "t", Content: `{"error": "boom"}`}},
 			wantText: `t (false): {"error":"boom"}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m := NewScripted(pb)
+			m := New(pb)
 			var streamed []string
-			req := &Request{Messages: tc.msgs, Tools: scriptTools, Stream: func(d string) { streamed = append(streamed, d) }}
+			req := &llm.Request{Messages: tc.msgs, Tools: testTools, Stream: func(d string) { streamed = append(streamed, d) }}
 			resp, err := m.Chat(context.Background(), req)
 			if err != nil {
 				t.Fatalf("Chat: %v", err)
@@ -171,7 +173,7 @@ func TestScriptedChat(t *testing.T) {
 					t.Errorf("call = %s %s %s, want call_1 %s %s", c.ID, c.Name, c.Args, tc.wantCall, tc.wantArgs)
 				}
 			}
-			if resp.Model != "scripted:test" || m.Name() != "scripted:test" || resp.Mode != ToolsNative {
+			if resp.Model != "scripted:test" || m.Name() != "scripted:test" || resp.Mode != llm.ToolsNative {
 				t.Errorf("model %q name %q mode %q", resp.Model, m.Name(), resp.Mode)
 			}
 			if resp.Usage.PromptTokens <= 0 || resp.Latency < 0 {
@@ -184,25 +186,25 @@ func TestScriptedChat(t *testing.T) {
 	}
 }
 
-func TestScriptedNoRule(t *testing.T) {
+func TestNoRule(t *testing.T) {
 	pb := mustPlaybook(t, "rules:\n  - when: '^hi$'\n    reply: hello\n")
 	if pb.Name() != "test" {
 		t.Errorf("default name = %q, want test", pb.Name())
 	}
 	cases := []struct {
 		name    string
-		msgs    []Message
+		msgs    []llm.Message
 		wantMsg string
 	}{
-		{"no match", []Message{userMsg("hi there, please do " + strings.Repeat("a", 200))}, `no rule of playbook "test" matches "hi there, please do aaa`},
-		{"no user message", []Message{{Role: RoleSystem, Content: "hi"}}, "no user message"},
+		{"no match", []llm.Message{userMsg("hi there, please do " + strings.Repeat("a", 200))}, `no rule of playbook "test" matches "hi there, please do aaa`},
+		{"no user message", []llm.Message{{Role: llm.RoleSystem, Content: "hi"}}, "no user message"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := NewScripted(pb).Chat(context.Background(), &Request{Messages: tc.msgs})
-			var me *Error
-			if !errors.As(err, &me) || me.Code != ErrNoRule {
-				t.Fatalf("err = %v, want *Error no_rule", err)
+			_, err := New(pb).Chat(context.Background(), &llm.Request{Messages: tc.msgs})
+			var me *llm.Error
+			if !errors.As(err, &me) || me.Code != llm.ErrNoRule {
+				t.Fatalf("err = %v, want *llm.Error no_rule", err)
 			}
 			if !strings.Contains(me.Message, tc.wantMsg) || len(me.Message) > 200 {
 				t.Errorf("message %q, want it to contain %q (and be short)", me.Message, tc.wantMsg)
@@ -211,36 +213,36 @@ func TestScriptedNoRule(t *testing.T) {
 	}
 }
 
-func TestScriptedBadCalls(t *testing.T) {
+func TestBadCalls(t *testing.T) {
 	pb := mustPlaybook(t, testPlaybook)
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	cases := []struct {
 		name string
-		m    *Scripted
+		m    *Model
 		ctx  context.Context
-		req  *Request
-		want ErrorCode
+		req  *llm.Request
+		want llm.ErrorCode
 	}{
-		{"cancelled", NewScripted(pb), cancelled, &Request{Messages: []Message{userMsg("hi")}}, ErrCancelled},
-		{"nil request", NewScripted(pb), context.Background(), nil, ErrBadRequest},
-		{"nil playbook", NewScripted(nil), context.Background(), &Request{Messages: []Message{userMsg("hi")}}, ErrBadRequest},
+		{"cancelled", New(pb), cancelled, &llm.Request{Messages: []llm.Message{userMsg("hi")}}, llm.ErrCancelled},
+		{"nil request", New(pb), context.Background(), nil, llm.ErrBadRequest},
+		{"nil playbook", New(nil), context.Background(), &llm.Request{Messages: []llm.Message{userMsg("hi")}}, llm.ErrBadRequest},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, err := tc.m.Chat(tc.ctx, tc.req)
-			if CodeOf(err) != tc.want || resp != nil {
+			if llm.CodeOf(err) != tc.want || resp != nil {
 				t.Errorf("Chat = %v, %v; want code %s", resp, err, tc.want)
 			}
 		})
 	}
 }
 
-func TestScriptedDeterministicIDs(t *testing.T) {
+func TestDeterministicIDs(t *testing.T) {
 	pb := mustPlaybook(t, testPlaybook)
-	req := &Request{Messages: []Message{userMsg("how many orders are pending")}, Tools: scriptTools}
+	req := &llm.Request{Messages: []llm.Message{userMsg("how many orders are pending")}, Tools: testTools}
 	for range 2 { // each instance counts from 1
-		m := NewScripted(pb)
+		m := New(pb)
 		for i := 1; i <= 3; i++ {
 			resp, err := m.Chat(context.Background(), req)
 			if err != nil {
@@ -251,7 +253,7 @@ func TestScriptedDeterministicIDs(t *testing.T) {
 			}
 		}
 	}
-	m := NewScripted(pb)
+	m := New(pb)
 	const n = 50
 	ids := make(chan string, n)
 	var wg sync.WaitGroup
@@ -278,7 +280,7 @@ func TestScriptedDeterministicIDs(t *testing.T) {
 	}
 }
 
-func TestParsePlaybookErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	cases := []struct {
 		name string
 		src  string
@@ -326,10 +328,10 @@ func TestParsePlaybookErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			pb, err := ParsePlaybook("test.playbook.yaml", []byte(tc.src))
-			var pe *PlaybookError
+			pb, err := Parse("test.playbook.yaml", []byte(tc.src))
+			var pe *Error
 			if !errors.As(err, &pe) || pb != nil {
-				t.Fatalf("ParsePlaybook = %v, %v; want a *PlaybookError", pb, err)
+				t.Fatalf("Parse = %v, %v; want a *Error", pb, err)
 			}
 			if len(pe.Problems) != len(tc.want) {
 				t.Errorf("%d problems, want %d:\n%v", len(pe.Problems), len(tc.want), err)
@@ -343,7 +345,7 @@ func TestParsePlaybookErrors(t *testing.T) {
 	}
 }
 
-func TestParsePlaybookAccepts(t *testing.T) {
+func TestParseAccepts(t *testing.T) {
 	cases := []struct {
 		name, source, src, wantName string
 	}{
@@ -356,9 +358,9 @@ func TestParsePlaybookAccepts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			pb, err := ParsePlaybook(tc.source, []byte(tc.src))
+			pb, err := Parse(tc.source, []byte(tc.src))
 			if err != nil {
-				t.Fatalf("ParsePlaybook: %v", err)
+				t.Fatalf("Parse: %v", err)
 			}
 			if pb.Name() != tc.wantName {
 				t.Errorf("name = %q, want %q", pb.Name(), tc.wantName)
@@ -367,17 +369,17 @@ func TestParsePlaybookAccepts(t *testing.T) {
 	}
 }
 
-func TestScriptedLiteralBracesAndDefaultSummary(t *testing.T) {
+func TestLiteralBracesAndDefaultSummary(t *testing.T) {
 	pb := mustPlaybook(t, "rules:\n  - when: x\n    call: t\n    text: '{{\"a\": {\"b\": 1}}} {{{0}}}'\n")
-	m := NewScripted(pb)
-	resp, err := m.Chat(context.Background(), &Request{Messages: []Message{userMsg("x")}})
+	m := New(pb)
+	resp, err := m.Chat(context.Background(), &llm.Request{Messages: []llm.Message{userMsg("x")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := `{{"a": {"b": 1}}} {x}`; resp.Text != want {
 		t.Errorf("text = %q, want %q", resp.Text, want)
 	}
-	resp, err = m.Chat(context.Background(), &Request{Messages: []Message{userMsg("x"), {Role: RoleTool, Name: "t", Content: "done"}}})
+	resp, err = m.Chat(context.Background(), &llm.Request{Messages: []llm.Message{userMsg("x"), {Role: llm.RoleTool, Name: "t", Content: "done"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,51 +388,51 @@ func TestScriptedLiteralBracesAndDefaultSummary(t *testing.T) {
 	}
 }
 
-func TestLoadPlaybook(t *testing.T) {
+func TestLoad(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "demo.playbook.yaml")
 	if err := os.WriteFile(path, []byte("fallback: hi\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pb, err := LoadPlaybook(path)
+	pb, err := Load(path)
 	if err != nil || pb.Name() != "demo" {
-		t.Fatalf("LoadPlaybook = %v, %v", pb, err)
+		t.Fatalf("Load = %v, %v", pb, err)
 	}
 	bad := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(bad, []byte("rules: 3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadPlaybook(bad); err == nil || !strings.HasPrefix(err.Error(), bad+":1: rules:") {
-		t.Errorf("LoadPlaybook(bad) = %v, want an error naming %s:1", err, bad)
+	if _, err := Load(bad); err == nil || !strings.HasPrefix(err.Error(), bad+":1: rules:") {
+		t.Errorf("Load(bad) = %v, want an error naming %s:1", err, bad)
 	}
-	if _, err := LoadPlaybook(filepath.Join(dir, "missing.yaml")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("LoadPlaybook(missing) = %v, want ErrNotExist", err)
+	if _, err := Load(filepath.Join(dir, "missing.yaml")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Load(missing) = %v, want ErrNotExist", err)
 	}
 }
 
-func FuzzParsePlaybook(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	f.Add([]byte(testPlaybook), "add Ada Lovelace (a@b.c) as a pro customer")
 	for _, s := range []string{"", "rules: [", "fallback: '{{tools}}'", "rules:\n  - when: '(?P<n>.)'\n    call: t\n    args: {a: '{{n}}', b: [1, {c: '{{0}}'}]}\n",
 		"a: &a [*a, *a]", "rules: [{when: x, reply: '{{ x'}]", "? [a]\n: b", "rules:\n- !!binary aGk=\n", "summary: '{{{{'\nfallback: x"} {
 		f.Add([]byte(s), "x")
 	}
 	f.Fuzz(func(t *testing.T, data []byte, input string) {
-		pb, err := ParsePlaybook("fuzz.yaml", data)
+		pb, err := Parse("fuzz.yaml", data)
 		if err != nil {
-			var pe *PlaybookError
+			var pe *Error
 			if !errors.As(err, &pe) || len(pe.Problems) == 0 {
-				t.Fatalf("error %T %v is not a *PlaybookError with problems", err, err)
+				t.Fatalf("error %T %v is not a *Error with problems", err, err)
 			}
 			return
 		}
-		m := NewScripted(pb)
-		for _, msgs := range [][]Message{
+		m := New(pb)
+		for _, msgs := range [][]llm.Message{
 			{userMsg(input)},
-			{userMsg(input), {Role: RoleTool, Name: "t", Content: input}},
+			{userMsg(input), {Role: llm.RoleTool, Name: "t", Content: input}},
 		} {
-			resp, err := m.Chat(context.Background(), &Request{Messages: msgs, Tools: scriptTools})
+			resp, err := m.Chat(context.Background(), &llm.Request{Messages: msgs, Tools: testTools})
 			if err != nil {
-				if CodeOf(err) != ErrNoRule {
+				if llm.CodeOf(err) != llm.ErrNoRule {
 					t.Fatalf("Chat: %v", err)
 				}
 				continue
