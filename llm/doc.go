@@ -1,4 +1,5 @@
 // Package llm holds macrokit's model port: adapters (OpenAI-compatible incl.
-// Ollama, scripted, replay), tool-call normalisation, and the parsing that
-// turns a weak model's text back into a structured answer.
+// Ollama, record and replay), tool-call normalisation, and the parsing that
+// turns a weak model's text back into a structured answer. The offline
+// scripted model is package [github.com/macrokit/macrokit-go/llm/script].
 package llm

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Replay is a Model that answers from a Recorder's file, so a recorded run
@@ -138,7 +139,7 @@ func (rp *Replay) Skipped() int { return rp.skipped }
 // Chat returns the recorded answer to req, or an ErrReplayMiss error naming
 // the key and the last user message.
 func (rp *Replay) Chat(ctx context.Context, req *Request) (*Response, error) {
-	if err := scriptCtxErr(ctx); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return nil, err
 	}
 	if req == nil {
@@ -157,9 +158,9 @@ func (rp *Replay) Chat(ctx context.Context, req *Request) (*Response, error) {
 	}
 	rp.mu.Unlock()
 	if resp == nil {
-		input, _ := scriptLastUser(req.Messages)
+		input, _ := lastUser(req.Messages)
 		return nil, &Error{Code: ErrReplayMiss, Message: fmt.Sprintf("%s has no answer for request %s (last user message %q)",
-			rp.name, key, scriptClip(strings.TrimSpace(input), 80))}
+			rp.name, key, clip(strings.TrimSpace(input), 80))}
 	}
 	if req.Stream != nil && resp.Text != "" {
 		req.Stream(resp.Text)
@@ -177,4 +178,38 @@ func replayCopy(r *Response) *Response {
 		c.ToolCalls = append(c.ToolCalls, tc)
 	}
 	return &c
+}
+
+// lastUser returns the content of the last user message.
+func lastUser(msgs []Message) (string, bool) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == RoleUser {
+			return msgs[i].Content, true
+		}
+	}
+	return "", false
+}
+
+// ctxErr turns a done context into the model error for it.
+func ctxErr(ctx context.Context) error {
+	if ctx == nil {
+		return nil
+	}
+	switch err := ctx.Err(); {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.DeadlineExceeded):
+		return &Error{Code: ErrTimeout, Message: "deadline exceeded before the model was asked", Err: err}
+	default:
+		return &Error{Code: ErrCancelled, Message: "cancelled before the model was asked", Err: err}
+	}
+}
+
+// clip shortens s to at most n runes, marking the cut with "…".
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/internal/demosite"
-	"github.com/macrokit/macrokit-go/llm"
+	"github.com/macrokit/macrokit-go/llm/script"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
@@ -77,11 +77,11 @@ func runDemo(ctx context.Context, env *Env, opts DemoRunOptions) error {
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(env.Stdout, "demo site: %s\n", url)
 
-	pb, err := llm.ParsePlaybook("demo", cfg.Playbooks["demo"])
+	pb, err := script.Parse("demo", cfg.Playbooks["demo"])
 	if err != nil {
 		return Failf("demo playbook: %v", err)
 	}
-	model := llm.NewScripted(pb)
+	model := script.New(pb)
 	fmt.Fprintf(env.Stdout, "model: %s (offline, no API key)\n", model.Name())
 
 	lb := NewLazyBrowser(opts.Browser)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/llm"
+	"github.com/macrokit/macrokit-go/llm/script"
 	"github.com/macrokit/macrokit-go/runtime/fixture"
 	"github.com/urfave/cli/v2"
 )
@@ -150,20 +151,20 @@ func NewModels(cfg *Config, o ModelOptions) (*Models, error) {
 
 func scripted(cfg *Config, name string) (llm.Model, error) {
 	if data, ok := cfg.Playbooks[name]; ok {
-		pb, err := llm.ParsePlaybook(name, data)
+		pb, err := script.Parse(name, data)
 		if err != nil {
 			return nil, Failf("embedded playbook %s: %v", name, err)
 		}
-		return llm.NewScripted(pb), nil
+		return script.New(pb), nil
 	}
-	pb, err := llm.LoadPlaybook(name)
+	pb, err := script.Load(name)
 	if err != nil {
 		if os.IsNotExist(err) && len(cfg.Playbooks) > 0 {
 			return nil, Usagef("--scripted: no file %q and no embedded playbook of that name (embedded: %s)", name, strings.Join(sortedKeys(cfg.Playbooks), ", "))
 		}
 		return nil, Usagef("--scripted: %v", err)
 	}
-	return llm.NewScripted(pb), nil
+	return script.New(pb), nil
 }
 
 // openAI builds an OpenAI-compatible adapter. The base URL resolves flag ->

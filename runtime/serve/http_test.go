@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/generated"
-	"github.com/macrokit/macrokit-go/llm"
+	"github.com/macrokit/macrokit-go/llm/script"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/macrokit/macrokit-go/runtime/serve"
@@ -83,12 +83,12 @@ func TestHTTPAPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Chromium")
 	}
-	pb, err := llm.ParsePlaybook("serve-test", []byte(askPlaybook))
+	pb, err := script.Parse("serve-test", []byte(askPlaybook))
 	if err != nil {
 		t.Fatal(err)
 	}
 	withAsk := newFixture(t, fixtureOpts{router: func(d *runtime.Dispatcher) *route.Router {
-		return &route.Router{Registry: d.Registry, Dispatcher: d, Model: llm.NewScripted(pb)}
+		return &route.Router{Registry: d.Registry, Dispatcher: d, Model: script.New(pb)}
 	}})
 	noAsk := newFixture(t, fixtureOpts{noSession: true})
 	big := `{"table":"` + strings.Repeat("x", 2<<20) + `"}`
