@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"strings"
 	"time"
@@ -84,7 +85,9 @@ const (
 )
 
 // agentJS is the in-page agent: every file in js/ concatenated in name order.
-// It defines window.__mk once per document.
+// It defines window.__mk once per document. The files whose names share a
+// first digit (10_scan.js to 16_refs.js) are one family, wrapped in one
+// block: a top-level declaration in a file is visible to its family only.
 var agentJS = func() string {
 	names, err := fs.Glob(jsFS, "js/*.js")
 	if err != nil {
@@ -93,11 +96,22 @@ var agentJS = func() string {
 	sort.Strings(names)
 	var b strings.Builder
 	b.WriteString("(() => {\nif (window.__mk) return;\nconst mk = window.__mk = {};\n")
+	family := byte(0)
 	for _, n := range names {
+		if f := path.Base(n)[0]; f != family {
+			if family != 0 {
+				b.WriteString("}\n")
+			}
+			b.WriteString("{\n")
+			family = f
+		}
 		src, _ := jsFS.ReadFile(n)
 		fmt.Fprintf(&b, "// ---- %s\n", n)
 		b.Write(src)
 		b.WriteString("\n")
+	}
+	if family != 0 {
+		b.WriteString("}\n")
 	}
 	b.WriteString("})();\n")
 	return b.String()
