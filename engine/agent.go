@@ -24,7 +24,7 @@ type agentFn string
 
 // The in-page functions the engine calls, by the js/ file that defines them.
 const (
-	// js/10_dom.js
+	// js/16_refs.js
 	mkDeref    agentFn = "deref"
 	mkInfo     agentFn = "info"
 	mkDescribe agentFn = "describe"

@@ -1,7 +1,7 @@
 // 40_act.js — execution: actionability, the click guard, the DOM input
 // channel (hover, click, focus, fill) and scroll; the in-page halves of
 // select, check, upload and press are 41_select.js to 44_press.js.
-// Builds on 10_dom.js (mk.deref, mk.ref, mk.rect, mk.visible, mk.describe,
+// Builds on 10_scan.js to 16_refs.js (mk.deref, mk.ref, mk.rect, mk.visible, mk.describe,
 // mk.name, mk.role, mk.elementAt, mk.receives, mk.hitPoint, mk.frameClip,
 // mk.composedParent, mk.contains) and 20_snapshot.js (mk.deepActive). Every
 // function takes element refs, never selectors: grounding (30_ground.js) is
