@@ -29,7 +29,8 @@ const (
 	mkInfo     agentFn = "info"
 	mkDescribe agentFn = "describe"
 	// js/20_snapshot.js
-	mkSnapshot   agentFn = "snapshot"
+	mkSnapshot agentFn = "snapshot"
+	// js/21_annotate.js
 	mkAnnotate   agentFn = "annotate"
 	mkUnannotate agentFn = "unannotate"
 	// js/30_ground.js
