@@ -33,12 +33,13 @@ const (
 	// js/21_annotate.js
 	mkAnnotate   agentFn = "annotate"
 	mkUnannotate agentFn = "unannotate"
-	// js/30_ground.js
+	// js/32_resolve.js
 	mkResolve        agentFn = "resolve"
 	mkCount          agentFn = "count"
 	mkMatches        agentFn = "matches"
-	mkRefind         agentFn = "refind"
 	mkElementInfoRef agentFn = "elementInfoRef"
+	// js/33_fingerprint.js
+	mkRefind agentFn = "refind"
 	// js/40_act.js
 	mkActionable        agentFn = "actionable"
 	mkActGuardDone      agentFn = "actGuardDone"

@@ -248,7 +248,7 @@
   };
 
   // ---- targets ------------------------------------------------------------
-  // Grounding (30_ground.js) decides what a target matches: mk.match lists
+  // Grounding (32_resolve.js) decides what a target matches: mk.match lists
   // every match (within applied, nth/last not; it throws a GroundError with
   // a code), mk.resolve picks exactly one the way actions do. An invalid
   // target is unverifiable; a within that does not resolve (yet) means no
