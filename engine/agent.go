@@ -72,7 +72,7 @@ const (
 	mkActFiles     agentFn = "actFiles"
 	// js/44_press.js
 	mkActDomKey agentFn = "actDomKey"
-	// js/50_verify.js
+	// js/56_wait.js
 	mkWaitChecks     agentFn = "waitChecks"
 	mkVerifyCancel   agentFn = "verifyCancel"
 	mkVerifyBaseline agentFn = "verifyBaseline"
