@@ -9,8 +9,8 @@
 // matcher.
 //
 // The helpers below, outside any block, are shared with 41_select.js to
-// 43_upload.js: the loader (agent.go) puts every file of js/ in one function,
-// so they are in scope there. Private helpers live in the block.
+// 43_upload.js: the loader (agent.go) puts the 4x files in one block, so
+// they are in scope there. Private helpers live in the block.
 const topWin = window;
 
 // nextFrame resolves at the next animation frame of the top window. A
