@@ -22,7 +22,8 @@ var jsFS embed.FS
 // TestAgentFunctions proves each constant is a function in the agent.
 type agentFn string
 
-// The in-page functions the engine calls, by the js/ file that defines them.
+// The in-page functions the engine calls, by the js/ file that defines them
+// (TestAgentFunctions checks the file).
 const (
 	// js/16_refs.js
 	mkDeref    agentFn = "deref"
