@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"strings"
 	"time"
@@ -21,22 +22,25 @@ var jsFS embed.FS
 // TestAgentFunctions proves each constant is a function in the agent.
 type agentFn string
 
-// The in-page functions the engine calls, by the js/ file that defines them.
+// The in-page functions the engine calls, by the js/ file that defines them
+// (TestAgentFunctions checks the file).
 const (
-	// js/10_dom.js
+	// js/16_refs.js
 	mkDeref    agentFn = "deref"
 	mkInfo     agentFn = "info"
 	mkDescribe agentFn = "describe"
 	// js/20_snapshot.js
-	mkSnapshot   agentFn = "snapshot"
+	mkSnapshot agentFn = "snapshot"
+	// js/21_annotate.js
 	mkAnnotate   agentFn = "annotate"
 	mkUnannotate agentFn = "unannotate"
-	// js/30_ground.js
+	// js/32_resolve.js
 	mkResolve        agentFn = "resolve"
 	mkCount          agentFn = "count"
 	mkMatches        agentFn = "matches"
-	mkRefind         agentFn = "refind"
 	mkElementInfoRef agentFn = "elementInfoRef"
+	// js/33_fingerprint.js
+	mkRefind agentFn = "refind"
 	// js/40_act.js
 	mkActionable        agentFn = "actionable"
 	mkActGuardDone      agentFn = "actGuardDone"
@@ -69,7 +73,7 @@ const (
 	mkActFiles     agentFn = "actFiles"
 	// js/44_press.js
 	mkActDomKey agentFn = "actDomKey"
-	// js/50_verify.js
+	// js/56_wait.js
 	mkWaitChecks     agentFn = "waitChecks"
 	mkVerifyCancel   agentFn = "verifyCancel"
 	mkVerifyBaseline agentFn = "verifyBaseline"
@@ -84,7 +88,9 @@ const (
 )
 
 // agentJS is the in-page agent: every file in js/ concatenated in name order.
-// It defines window.__mk once per document.
+// It defines window.__mk once per document. The files whose names share a
+// first digit (10_scan.js to 16_refs.js) are one family, wrapped in one
+// block: a top-level declaration in a file is visible to its family only.
 var agentJS = func() string {
 	names, err := fs.Glob(jsFS, "js/*.js")
 	if err != nil {
@@ -93,11 +99,22 @@ var agentJS = func() string {
 	sort.Strings(names)
 	var b strings.Builder
 	b.WriteString("(() => {\nif (window.__mk) return;\nconst mk = window.__mk = {};\n")
+	family := byte(0)
 	for _, n := range names {
+		if f := path.Base(n)[0]; f != family {
+			if family != 0 {
+				b.WriteString("}\n")
+			}
+			b.WriteString("{\n")
+			family = f
+		}
 		src, _ := jsFS.ReadFile(n)
 		fmt.Fprintf(&b, "// ---- %s\n", n)
 		b.Write(src)
 		b.WriteString("\n")
+	}
+	if family != 0 {
+		b.WriteString("}\n")
 	}
 	b.WriteString("})();\n")
 	return b.String()

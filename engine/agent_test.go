@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,8 +13,9 @@ import (
 )
 
 // TestAgentFunctions proves the Go<->JS bridge: every agentFn constant in
-// this package names a function of the live in-page agent, and every call
-// into the agent passes one of those constants, never a string.
+// this package names a function of the live in-page agent, defined in the
+// js/ file its group comment names, and every call into the agent passes one
+// of those constants, never a string.
 func TestAgentFunctions(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob("*.go")
@@ -22,12 +24,14 @@ func TestAgentFunctions(t *testing.T) {
 	}
 	fset := token.NewFileSet()
 	consts := map[string]string{} // Go name -> in-page name
+	defs := map[string]string{}   // Go name -> the js/ file its group comment names
+	fileComment := regexp.MustCompile(`^// (js/\w+\.js)$`)
 	var parsed []*ast.File
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
 		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
+		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,8 +41,16 @@ func TestAgentFunctions(t *testing.T) {
 			if !ok || gd.Tok != token.CONST {
 				continue
 			}
+			file := ""
 			for _, s := range gd.Specs {
 				vs := s.(*ast.ValueSpec)
+				if vs.Doc != nil {
+					for _, c := range vs.Doc.List {
+						if m := fileComment.FindStringSubmatch(c.Text); m != nil {
+							file = m[1]
+						}
+					}
+				}
 				if id, ok := vs.Type.(*ast.Ident); !ok || id.Name != "agentFn" {
 					continue
 				}
@@ -49,12 +61,23 @@ func TestAgentFunctions(t *testing.T) {
 					}
 					v, _ := strconv.Unquote(lit.Value)
 					consts[n.Name] = v
+					defs[n.Name] = file
 				}
 			}
 		}
 	}
 	if len(consts) == 0 {
 		t.Fatal("no agentFn constants found")
+	}
+	for goName, fn := range consts {
+		src, err := jsFS.ReadFile(defs[goName])
+		if err != nil {
+			t.Errorf("agentFn %s: its group comment names no file of js/ (%q)", goName, defs[goName])
+			continue
+		}
+		if !regexp.MustCompile(`(?m)^\s*mk\.` + regexp.QuoteMeta(fn) + `\s*=[^=]`).Match(src) {
+			t.Errorf("agentFn %s: %s does not define mk.%s", goName, defs[goName], fn)
+		}
 	}
 	// The fn argument's position in each bridge method.
 	fnArg := map[string]int{"call": 2, "callObject": 1, "snapCallJSON": 2}

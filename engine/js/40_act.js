@@ -1,15 +1,16 @@
 // 40_act.js — execution: actionability, the click guard, the DOM input
 // channel (hover, click, focus, fill) and scroll; the in-page halves of
 // select, check, upload and press are 41_select.js to 44_press.js.
-// Builds on 10_dom.js (mk.deref, mk.ref, mk.rect, mk.visible, mk.describe,
-// mk.name, mk.role, mk.elementAt, mk.receives, mk.hitPoint, mk.frameClip,
-// mk.composedParent, mk.contains) and 20_snapshot.js (mk.deepActive). Every
-// function takes element refs, never selectors: grounding (30_ground.js) is
-// the only target matcher.
+// Builds on 10_scan.js to 16_refs.js (mk.deref, mk.ref, mk.rect,
+// mk.visible, mk.describe, mk.name, mk.role, mk.elementAt, mk.receives,
+// mk.hitPoint, mk.frameClip, mk.composedParent, mk.contains) and
+// 20_snapshot.js (mk.deepActive). Every function takes element refs, never
+// selectors: grounding (30_match.js to 33_fingerprint.js) is the only target
+// matcher.
 //
 // The helpers below, outside any block, are shared with 41_select.js to
-// 43_upload.js: the loader (agent.go) puts every file of js/ in one function,
-// so they are in scope there. Private helpers live in the block.
+// 43_upload.js: the loader (agent.go) puts the 4x files in one block, so
+// they are in scope there. Private helpers live in the block.
 const topWin = window;
 
 // nextFrame resolves at the next animation frame of the top window. A

@@ -1,6 +1,6 @@
 // 42_check.js — the in-page half of check and uncheck (check.go): the
 // checkable control a target stands for and its state. (Post-condition
-// checks are 50_verify.js.)
+// checks are 55_checks.js.)
 {
   const checkRoles = new Set(['checkbox', 'switch', 'radio', 'menuitemcheckbox', 'menuitemradio']);
   // controlOf finds the checkable control of a target: itself, the control
