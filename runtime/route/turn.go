@@ -62,7 +62,11 @@ type TurnResult struct {
 	Args    json.RawMessage  `json:"args,omitempty"`
 	Repairs []runtime.Repair `json:"repairs,omitempty"`
 	Outcome *runtime.Outcome `json:"outcome,omitempty"`
-	// Reply is the text for the user.
+	// Reply is the text for the user. After a dispatched call it ends with
+	// the router's own line stating the outcome from the evidence ("NAME
+	// ran: N check(s) passed." or "NAME failed: ..."), after the model's
+	// one-line summary when it gave a usable one, so no summary can word a
+	// failure away.
 	Reply     string    `json:"reply"`
 	BailOuts  []BailOut `json:"bail_outs,omitempty"`
 	Escalated bool      `json:"escalated,omitempty"`
