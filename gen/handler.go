@@ -209,7 +209,7 @@ func (f *fn) pathOf(s *spec.Step, at pathCtx) func() jen.Code {
 func (f *fn) steps(list []*spec.Step, at pathCtx) []jen.Code {
 	var out []jen.Code
 	for _, s := range list {
-		out = append(out, jen.Comment(oneLine(s.Path+": "+stepSummary(s))))
+		out = append(out, innerComment(oneLine(s.Path+": "+stepSummary(s))))
 		out = append(out, f.step(s, at)...)
 	}
 	return out

@@ -203,7 +203,7 @@ func (g *generator) typeDecls(m *macroInfo, f *jen.File) {
 			for _, p := range nt.t.Props {
 				gt, _ := g.goType(m, p.Type)
 				if doc := fieldDoc(p, nt, g.named(m, p.Type)); doc != "" {
-					st.Add(docComment(doc))
+					st.Add(innerComment(doc))
 				}
 				st.Id(p.GoName).Add(gt).Tag(map[string]string{"json": p.Name})
 			}
@@ -280,6 +280,15 @@ func docComment(text string) jen.Code {
 		}
 	}
 	return jen.Comment(strings.Join(lines, "\n"))
+}
+
+// innerComment is docComment for a comment inside a struct or a function
+// body. Jennifer writes every line of the unformatted source at column 1,
+// where go/printer takes a comment for a top-level doc comment and
+// reformats it (a go/doc/comment parse and print per comment); the leading
+// tab spares that work, and the printer indents the comment anyway.
+func innerComment(text string) jen.Code {
+	return jen.Op("\t").Add(docComment(text))
 }
 
 // canonicalJSON is compact JSON with sorted object keys and no HTML
