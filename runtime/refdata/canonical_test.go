@@ -1,8 +1,10 @@
-package refdata
+package refdata_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/macrokit/macrokit-go/runtime/refdata"
 )
 
 func TestCanonical(t *testing.T) {
@@ -27,7 +29,7 @@ func TestCanonical(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Canonical([]byte(tc.in))
+			got, err := refdata.Canonical([]byte(tc.in))
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err %v, want %q", err, tc.err)
@@ -40,7 +42,7 @@ func TestCanonical(t *testing.T) {
 			if string(got) != tc.want {
 				t.Fatalf("got  %s\nwant %s", got, tc.want)
 			}
-			again, err := Canonical(got)
+			again, err := refdata.Canonical(got)
 			if err != nil || string(again) != string(got) {
 				t.Fatalf("not idempotent: %s, %v", again, err)
 			}

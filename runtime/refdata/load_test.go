@@ -1,4 +1,4 @@
-package refdata
+package refdata_test
 
 import (
 	"archive/tar"
@@ -12,11 +12,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/macrokit/macrokit-go/runtime/refdata"
+	"github.com/macrokit/macrokit-go/runtime/refdata/internal/refdatatest"
 )
 
 func TestLoadLimitsAndArchives(t *testing.T) {
 	ctx := context.Background()
-	dir := writeBundle(t, tiersBundle("1.0.0"))
+	dir := refdatatest.Write(t, refdatatest.Tiers("1.0.0"))
 	tmp := t.TempDir()
 	write := func(name string, b []byte) string {
 		p := filepath.Join(tmp, name)
@@ -26,7 +29,7 @@ func TestLoadLimitsAndArchives(t *testing.T) {
 		return p
 	}
 	files := map[string][]byte{}
-	for _, n := range []string{ManifestFile, "tiers.csv"} {
+	for _, n := range []string{refdata.ManifestFile, "tiers.csv"} {
 		b, err := os.ReadFile(filepath.Join(dir, n))
 		if err != nil {
 			t.Fatal(err)
@@ -60,39 +63,39 @@ func TestLoadLimitsAndArchives(t *testing.T) {
 		name string
 		src  string
 		max  int64
-		code Code
+		code refdata.Code
 	}{
 		{name: "rooted in one directory", src: write("prefixed.tar.gz", mkTar(
 			tarEntry{name: "tiers-1.0.0/", typ: tar.TypeDir},
-			tarEntry{name: "tiers-1.0.0/manifest.json", body: files[ManifestFile]},
+			tarEntry{name: "tiers-1.0.0/manifest.json", body: files[refdata.ManifestFile]},
 			tarEntry{name: "tiers-1.0.0/tiers.csv", body: files["tiers.csv"]}))},
 		{name: "dot-slash names", src: write("dot.tar.gz", mkTar(
-			tarEntry{name: "./manifest.json", body: files[ManifestFile]},
+			tarEntry{name: "./manifest.json", body: files[refdata.ManifestFile]},
 			tarEntry{name: "./tiers.csv", body: files["tiers.csv"]}))},
-		{name: "symlink entry", code: CodeArchiveInvalid, src: write("link.tar.gz", mkTar(
-			tarEntry{name: "manifest.json", body: files[ManifestFile]},
+		{name: "symlink entry", code: refdata.CodeArchiveInvalid, src: write("link.tar.gz", mkTar(
+			tarEntry{name: "manifest.json", body: files[refdata.ManifestFile]},
 			tarEntry{name: "tiers.csv", typ: tar.TypeSymlink, link: "/etc/passwd"}))},
-		{name: "escaping entry", code: CodeArchiveInvalid, src: write("escape.tar.gz", mkTar(
-			tarEntry{name: "../manifest.json", body: files[ManifestFile]}))},
-		{name: "duplicate entry", code: CodeArchiveInvalid, src: write("dup.tar.gz", mkTar(
-			tarEntry{name: "manifest.json", body: files[ManifestFile]},
+		{name: "escaping entry", code: refdata.CodeArchiveInvalid, src: write("escape.tar.gz", mkTar(
+			tarEntry{name: "../manifest.json", body: files[refdata.ManifestFile]}))},
+		{name: "duplicate entry", code: refdata.CodeArchiveInvalid, src: write("dup.tar.gz", mkTar(
+			tarEntry{name: "manifest.json", body: files[refdata.ManifestFile]},
 			tarEntry{name: "tiers.csv", body: files["tiers.csv"]},
 			tarEntry{name: "tiers.csv", body: []byte("x")}))},
-		{name: "file missing from archive", code: CodeFileMissing, src: write("missing.tar.gz", mkTar(
-			tarEntry{name: "manifest.json", body: files[ManifestFile]}))},
-		{name: "archive over the limit", code: CodeTooLarge, max: 100, src: write("big.tar.gz", packBundle(t, dir))},
-		{name: "unpacked over the limit", code: CodeTooLarge, max: 900, src: write("bomb.tar.gz", mkTar(
-			tarEntry{name: "manifest.json", body: files[ManifestFile]},
+		{name: "file missing from archive", code: refdata.CodeFileMissing, src: write("missing.tar.gz", mkTar(
+			tarEntry{name: "manifest.json", body: files[refdata.ManifestFile]}))},
+		{name: "archive over the limit", code: refdata.CodeTooLarge, max: 100, src: write("big.tar.gz", refdatatest.Pack(t, dir))},
+		{name: "unpacked over the limit", code: refdata.CodeTooLarge, max: 900, src: write("bomb.tar.gz", mkTar(
+			tarEntry{name: "manifest.json", body: files[refdata.ManifestFile]},
 			tarEntry{name: "tiers.csv", body: bytes.Repeat([]byte("a"), 5000)}))},
-		{name: "directory file over the limit", code: CodeTooLarge, max: 10, src: dir},
-		{name: "no such path", code: CodeFetchFailed, src: filepath.Join(tmp, "nope")},
-		{name: "empty file", code: CodeTruncated, src: write("empty.tar.gz", nil)},
+		{name: "directory file over the limit", code: refdata.CodeTooLarge, max: 10, src: dir},
+		{name: "no such path", code: refdata.CodeFetchFailed, src: filepath.Join(tmp, "nope")},
+		{name: "empty file", code: refdata.CodeTruncated, src: write("empty.tar.gz", nil)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			o := testOptions(t)
+			o := refdatatest.Options()
 			o.MaxBytes = tc.max
-			b, err := Load(ctx, tc.src, o)
+			b, err := refdata.Load(ctx, tc.src, o)
 			if tc.code == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -102,7 +105,7 @@ func TestLoadLimitsAndArchives(t *testing.T) {
 				}
 				return
 			}
-			wantCode(t, err, tc.code)
+			refdatatest.WantCode(t, err, tc.code)
 		})
 	}
 }
@@ -126,17 +129,17 @@ func TestLoadHonoursContext(t *testing.T) {
 	defer close(block)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, err := Load(ctx, srv.URL+"/slow.tar.gz", testOptions(t))
-	wantCode(t, err, CodeFetchFailed)
+	_, err := refdata.Load(ctx, srv.URL+"/slow.tar.gz", refdatatest.Options())
+	refdatatest.WantCode(t, err, refdata.CodeFetchFailed)
 	if ctx.Err() == nil {
 		t.Fatal("returned before the deadline")
 	}
 }
 
 func TestNoTrustedKeys(t *testing.T) {
-	dir := writeBundle(t, tiersBundle("1.0.0"))
-	_, err := Load(context.Background(), dir, Options{Now: clock})
-	wantCode(t, err, CodeUntrustedKey)
+	dir := refdatatest.Write(t, refdatatest.Tiers("1.0.0"))
+	_, err := refdata.Load(context.Background(), dir, refdata.Options{Now: refdatatest.Clock})
+	refdatatest.WantCode(t, err, refdata.CodeUntrustedKey)
 	if !strings.Contains(err.Error(), "no trusted keys") {
 		t.Fatal(err)
 	}
@@ -145,11 +148,11 @@ func TestNoTrustedKeys(t *testing.T) {
 // TestDemoBundle keeps the committed demo bundle verifiable with the
 // committed demo key.
 func TestDemoBundle(t *testing.T) {
-	pub, err := ReadPublicKeyFile("../../refdata/demo-key/demo.pub")
+	pub, err := refdata.ReadPublicKeyFile("../../refdata/demo-key/demo.pub")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Load(context.Background(), "../../refdata/demo-tiers", Options{TrustedKeys: []*PublicKey{pub}})
+	b, err := refdata.Load(context.Background(), "../../refdata/demo-tiers", refdata.Options{TrustedKeys: []*refdata.PublicKey{pub}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package refdata
+package refdata_test
 
 import (
 	"encoding/json"
@@ -6,13 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/macrokit/macrokit-go/runtime/refdata"
+	"github.com/macrokit/macrokit-go/runtime/refdata/internal/refdatatest"
 )
 
 // signedManifest returns a valid signed manifest as a generic object.
 func signedManifest(t testing.TB) map[string]any {
 	t.Helper()
-	dir := writeBundle(t, tiersBundle("1.0.0"))
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	dir := refdatatest.Write(t, refdatatest.Tiers("1.0.0"))
+	b, err := os.ReadFile(filepath.Join(dir, refdata.ManifestFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +71,7 @@ func TestParseManifestErrors(t *testing.T) {
 		{name: "bad signed_by", edit: func(m map[string]any) { m["signed_by"] = "someone" }, err: "signed_by"},
 		{name: "no signature", edit: func(m map[string]any) { delete(m, "signature") }, err: "signature"},
 		{name: "short signature", edit: func(m map[string]any) { m["signature"] = "AAAA" }, err: "signature"},
-		{name: "too large", raw: `{"name":"` + strings.Repeat("a", MaxManifestBytes) + `"}`, err: "larger than"},
+		{name: "too large", raw: `{"name":"` + strings.Repeat("a", refdata.MaxManifestBytes) + `"}`, err: "larger than"},
 	}
 	base := signedManifest(t)
 	for _, tc := range cases {
@@ -81,14 +84,14 @@ func TestParseManifestErrors(t *testing.T) {
 				tc.edit(m)
 				data, _ = json.Marshal(m)
 			}
-			_, err := ParseManifest(data)
+			_, err := refdata.ParseManifest(data)
 			if tc.err == "" {
 				if err != nil {
 					t.Fatal(err)
 				}
 				return
 			}
-			wantCode(t, err, CodeManifestInvalid)
+			refdatatest.WantCode(t, err, refdata.CodeManifestInvalid)
 			if !strings.Contains(err.Error(), tc.err) {
 				t.Fatalf("err %v, want %q", err, tc.err)
 			}
@@ -97,27 +100,27 @@ func TestParseManifestErrors(t *testing.T) {
 }
 
 func TestSignatureCoversCanonicalForm(t *testing.T) {
-	k := testKey(1)
-	trusted := []*PublicKey{k.Public()}
+	k := refdatatest.Key(1)
+	trusted := []*refdata.PublicKey{k.Public()}
 	base := signedManifest(t)
 	b, _ := json.Marshal(base) // keys re-ordered, whitespace gone
-	m, err := ParseManifest(b)
+	m, err := refdata.ParseManifest(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := VerifySignature(m, trusted); err != nil {
+	if err := refdata.VerifySignature(m, trusted); err != nil {
 		t.Fatalf("re-encoded manifest: %v", err)
 	}
 	cases := []struct {
 		name string
 		edit func(m map[string]any)
-		code Code
+		code refdata.Code
 	}{
-		{"version bumped", func(m map[string]any) { m["version"] = "9.0.0" }, CodeSignatureInvalid},
-		{"row count changed", func(m map[string]any) { m["files"].([]any)[0].(map[string]any)["rows"] = 2 }, CodeSignatureInvalid},
-		{"description added", func(m map[string]any) { m["description"] = "x" }, CodeSignatureInvalid},
-		{"expiry extended", func(m map[string]any) { m["expires_at"] = "2099-01-01T00:00:00Z" }, CodeSignatureInvalid},
-		{"other key id", func(m map[string]any) { m["signed_by"] = testKey(2).ID }, CodeUntrustedKey},
+		{"version bumped", func(m map[string]any) { m["version"] = "9.0.0" }, refdata.CodeSignatureInvalid},
+		{"row count changed", func(m map[string]any) { m["files"].([]any)[0].(map[string]any)["rows"] = 2 }, refdata.CodeSignatureInvalid},
+		{"description added", func(m map[string]any) { m["description"] = "x" }, refdata.CodeSignatureInvalid},
+		{"expiry extended", func(m map[string]any) { m["expires_at"] = "2099-01-01T00:00:00Z" }, refdata.CodeSignatureInvalid},
+		{"other key id", func(m map[string]any) { m["signed_by"] = refdatatest.Key(2).ID }, refdata.CodeUntrustedKey},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,18 +128,18 @@ func TestSignatureCoversCanonicalForm(t *testing.T) {
 			_ = json.Unmarshal(b, &c)
 			tc.edit(c)
 			cb, _ := json.Marshal(c)
-			m, err := ParseManifest(cb)
+			m, err := refdata.ParseManifest(cb)
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantCode(t, VerifySignature(m, trusted), tc.code)
+			refdatatest.WantCode(t, refdata.VerifySignature(m, trusted), tc.code)
 		})
 	}
 }
 
 func FuzzParseManifest(f *testing.F) {
-	dir := writeBundle(f, tiersBundle("1.0.0"))
-	seed, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	dir := refdatatest.Write(f, refdatatest.Tiers("1.0.0"))
+	seed, err := os.ReadFile(filepath.Join(dir, refdata.ManifestFile))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -144,11 +147,11 @@ func FuzzParseManifest(f *testing.F) {
 	f.Add([]byte(`{"name":"a","version":"1.0.0","files":[]}`))
 	f.Add([]byte(`{"a":{"a":[1,2,{"b":null}]}}`))
 	f.Add([]byte(`{"name":"x","name":"y"}`))
-	trusted := []*PublicKey{testKey(1).Public()}
+	trusted := []*refdata.PublicKey{refdatatest.Key(1).Public()}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := ParseManifest(data)
+		m, err := refdata.ParseManifest(data)
 		if err != nil {
-			if CodeOf(err) != CodeManifestInvalid {
+			if refdata.CodeOf(err) != refdata.CodeManifestInvalid {
 				t.Fatalf("error without manifest_invalid: %v", err)
 			}
 			return
@@ -159,7 +162,7 @@ func FuzzParseManifest(f *testing.F) {
 		if err != nil {
 			t.Fatalf("canonical: %v", err)
 		}
-		m2, err := ParseManifest(c)
+		m2, err := refdata.ParseManifest(c)
 		if err != nil {
 			t.Fatalf("canonical form does not parse: %v\n%s", err, c)
 		}
@@ -167,6 +170,6 @@ func FuzzParseManifest(f *testing.F) {
 		if string(c) != string(c2) {
 			t.Fatalf("canonical form not stable:\n%s\n%s", c, c2)
 		}
-		_ = VerifySignature(m, trusted)
+		_ = refdata.VerifySignature(m, trusted)
 	})
 }

@@ -1,4 +1,4 @@
-package refdata
+package refdata_test
 
 import (
 	"context"
@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/macrokit/macrokit-go/runtime/refdata"
+	"github.com/macrokit/macrokit-go/runtime/refdata/internal/refdatatest"
 )
 
 func TestTypeCell(t *testing.T) {
@@ -42,7 +45,7 @@ func TestTypeCell(t *testing.T) {
 		{[]string{"null"}, "x", ``, "not null"},
 	}
 	for _, tc := range cases {
-		v, present, err := TypeCell(tc.types, tc.cell)
+		v, present, err := refdata.TypeCell(tc.types, tc.cell)
 		name := strings.Join(tc.types, "|") + " " + tc.cell
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -56,7 +59,7 @@ func TestTypeCell(t *testing.T) {
 		}
 		got := "absent"
 		if present {
-			b, err := AppendCanonical(nil, v)
+			b, err := refdata.AppendCanonical(nil, v)
 			if err != nil {
 				t.Errorf("%s: %v", name, err)
 				continue
@@ -69,13 +72,13 @@ func TestTypeCell(t *testing.T) {
 	}
 }
 
-func parseTestRows(format, key, schema, body string) ([]Row, error) {
-	f := &FileEntry{Path: "f." + format, Format: Format(format), Key: key, Schema: json.RawMessage(schema)}
-	rs, err := compileSchema(f)
+func parseTestRows(format, key, schema, body string) ([]refdata.Row, error) {
+	f := &refdata.FileEntry{Path: "f." + format, Format: refdata.Format(format), Key: key, Schema: json.RawMessage(schema)}
+	rs, err := refdata.CompileSchema(f)
 	if err != nil {
 		return nil, err
 	}
-	return parseRows(context.Background(), f, []byte(body), rs)
+	return refdata.ParseRows(context.Background(), f, []byte(body), rs)
 }
 
 func TestParseRows(t *testing.T) {
@@ -86,21 +89,21 @@ func TestParseRows(t *testing.T) {
 		row                             int
 		column, err                     string
 	}{
-		{name: "csv typed", format: "csv", key: "tier", schema: tiersSchema, body: tiersCSV,
+		{name: "csv typed", format: "csv", key: "tier", schema: refdatatest.TiersSchema, body: refdatatest.TiersCSV,
 			rows: []string{`{"annual":false,"monthly_price":0,"seats":1,"tier":"free"}`, `{"annual":true,"monthly_price":29.5,"seats":5,"tier":"pro"}`, `{"annual":true,"monthly_price":499,"seats":100,"tier":"enterprise"}`},
 			keys: []string{"free", "pro", "enterprise"}},
-		{name: "csv BOM and CRLF, empty optional", format: "csv", key: "tier", schema: tiersSchema, body: "\ufefftier,monthly_price,seats,annual\r\npro,1,2,\r\n",
+		{name: "csv BOM and CRLF, empty optional", format: "csv", key: "tier", schema: refdatatest.TiersSchema, body: "\ufefftier,monthly_price,seats,annual\r\npro,1,2,\r\n",
 			rows: []string{`{"monthly_price":1,"seats":2,"tier":"pro"}`}, keys: []string{"pro"}},
-		{name: "csv header only", format: "csv", key: "tier", schema: tiersSchema, body: "tier,monthly_price,seats\n"},
-		{name: "csv empty", format: "csv", schema: tiersSchema, body: "", err: "no header"},
-		{name: "csv bad integer", format: "csv", key: "tier", schema: tiersSchema, body: "tier,monthly_price,seats\nfree,0,1\npro,9,many\n", row: 2, column: "seats", err: "not integer"},
-		{name: "csv schema minimum", format: "csv", key: "tier", schema: tiersSchema, body: "tier,monthly_price,seats\nfree,-1,1\n", row: 1, column: "monthly_price", err: "greater than or equal to 0"},
-		{name: "csv enum", format: "csv", key: "tier", schema: tiersSchema, body: "tier,monthly_price,seats\nfree,0,1\ngold,0,1\n", row: 2, column: "tier", err: "must be one of"},
-		{name: "csv missing required", format: "csv", key: "tier", schema: tiersSchema, body: "tier,monthly_price,seats\nfree,,1\n", row: 1, column: "monthly_price", err: "required"},
-		{name: "csv unknown column", format: "csv", key: "tier", schema: tiersSchema, body: "tier,monthly_price,seats,color\nfree,0,1,red\n", row: 1, column: "color", err: "not allowed"},
-		{name: "csv ragged row", format: "csv", key: "tier", schema: tiersSchema, body: "tier,monthly_price,seats\nfree,0\n", row: 1, err: "wrong number of fields"},
-		{name: "csv duplicate header", format: "csv", schema: tiersSchema, body: "tier,tier\n", column: "tier", err: "named twice"},
-		{name: "csv duplicate key", format: "csv", key: "tier", schema: tiersSchema, body: "tier,monthly_price,seats\npro,0,1\npro,2,3\n", row: 2, column: "tier", err: "repeats row 1"},
+		{name: "csv header only", format: "csv", key: "tier", schema: refdatatest.TiersSchema, body: "tier,monthly_price,seats\n"},
+		{name: "csv empty", format: "csv", schema: refdatatest.TiersSchema, body: "", err: "no header"},
+		{name: "csv bad integer", format: "csv", key: "tier", schema: refdatatest.TiersSchema, body: "tier,monthly_price,seats\nfree,0,1\npro,9,many\n", row: 2, column: "seats", err: "not integer"},
+		{name: "csv schema minimum", format: "csv", key: "tier", schema: refdatatest.TiersSchema, body: "tier,monthly_price,seats\nfree,-1,1\n", row: 1, column: "monthly_price", err: "greater than or equal to 0"},
+		{name: "csv enum", format: "csv", key: "tier", schema: refdatatest.TiersSchema, body: "tier,monthly_price,seats\nfree,0,1\ngold,0,1\n", row: 2, column: "tier", err: "must be one of"},
+		{name: "csv missing required", format: "csv", key: "tier", schema: refdatatest.TiersSchema, body: "tier,monthly_price,seats\nfree,,1\n", row: 1, column: "monthly_price", err: "required"},
+		{name: "csv unknown column", format: "csv", key: "tier", schema: refdatatest.TiersSchema, body: "tier,monthly_price,seats,color\nfree,0,1,red\n", row: 1, column: "color", err: "not allowed"},
+		{name: "csv ragged row", format: "csv", key: "tier", schema: refdatatest.TiersSchema, body: "tier,monthly_price,seats\nfree,0\n", row: 1, err: "wrong number of fields"},
+		{name: "csv duplicate header", format: "csv", schema: refdatatest.TiersSchema, body: "tier,tier\n", column: "tier", err: "named twice"},
+		{name: "csv duplicate key", format: "csv", key: "tier", schema: refdatatest.TiersSchema, body: "tier,monthly_price,seats\npro,0,1\npro,2,3\n", row: 2, column: "tier", err: "repeats row 1"},
 		{name: "csv bad quote", format: "csv", schema: `{}`, body: "a,b\n\"x,y\n", row: 1, err: "quote"},
 		{name: "json rows", format: "json", key: "id", schema: `{"type":"object","required":["id"]}`, body: `[{"id": 7, "v": [1, 2]}, {"id": "x", "v": null}]`,
 			rows: []string{`{"id":7,"v":[1,2]}`, `{"id":"x","v":null}`}, keys: []string{"7", "x"}},
@@ -117,8 +120,8 @@ func TestParseRows(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rows, err := parseTestRows(tc.format, tc.key, tc.schema, tc.body)
 			if tc.err != "" {
-				wantCode(t, err, CodeSchemaInvalid)
-				e := err.(*Error)
+				refdatatest.WantCode(t, err, refdata.CodeSchemaInvalid)
+				e := err.(*refdata.Error)
 				if e.Row != tc.row || e.Column != tc.column || !strings.Contains(e.Msg, tc.err) {
 					t.Fatalf("got row %d column %q msg %q; want row %d column %q msg ~%q", e.Row, e.Column, e.Msg, tc.row, tc.column, tc.err)
 				}
@@ -143,14 +146,14 @@ func TestParseRows(t *testing.T) {
 }
 
 func FuzzCSVRows(f *testing.F) {
-	f.Add(tiersCSV)
+	f.Add(refdatatest.TiersCSV)
 	f.Add("tier,monthly_price,seats\nfree,0,1\npro,x,2\n")
 	f.Add("\ufefftier,seats\n\"a\"\"b\",3\n")
 	f.Add("annual,tier\nTRUE,free\n")
 	f.Fuzz(func(t *testing.T, body string) {
-		rows, err := parseTestRows("csv", "tier", tiersSchema, body)
+		rows, err := parseTestRows("csv", "tier", refdatatest.TiersSchema, body)
 		if err != nil {
-			if CodeOf(err) != CodeSchemaInvalid {
+			if refdata.CodeOf(err) != refdata.CodeSchemaInvalid {
 				t.Fatalf("error without schema_invalid: %v", err)
 			}
 			return
@@ -188,11 +191,11 @@ func FuzzTypeCell(f *testing.F) {
 		f.Add(s, "boolean,string")
 	}
 	f.Fuzz(func(t *testing.T, cell, types string) {
-		v, present, err := TypeCell(strings.Split(types, ","), cell)
+		v, present, err := refdata.TypeCell(strings.Split(types, ","), cell)
 		if err != nil || !present {
 			return
 		}
-		if _, err := AppendCanonical(nil, v); err != nil {
+		if _, err := refdata.AppendCanonical(nil, v); err != nil {
 			t.Fatalf("typed %q as %v, which does not encode: %v", cell, v, err)
 		}
 	})
@@ -201,7 +204,7 @@ func FuzzTypeCell(f *testing.F) {
 // TestParseRowsAcrossBatches checks that the error of the lowest bad row is
 // reported when rows are checked in parallel batches.
 func TestParseRowsAcrossBatches(t *testing.T) {
-	const n = 3*batchRows + 100
+	const n = 3*refdata.BatchRows + 100
 	// setRow replaces data row r (1-based) of the big CSV.
 	setRow := func(lines []string, r int, line string) { lines[r] = line }
 	cases := []struct {
@@ -212,33 +215,33 @@ func TestParseRowsAcrossBatches(t *testing.T) {
 		msg    string
 	}{
 		{name: "clean"},
-		{name: "schema error in a late batch", edit: func(l []string) { setRow(l, 3*batchRows+7, "kx,n,-1,t") }, row: 3*batchRows + 7, column: "score", msg: "greater than or equal to 0"},
-		{name: "key repeats an earlier batch", edit: func(l []string) { setRow(l, 2*batchRows+1, "k000009,n,1,t") }, row: 2*batchRows + 1, column: "id", msg: "repeats row 10"},
+		{name: "schema error in a late batch", edit: func(l []string) { setRow(l, 3*refdata.BatchRows+7, "kx,n,-1,t") }, row: 3*refdata.BatchRows + 7, column: "score", msg: "greater than or equal to 0"},
+		{name: "key repeats an earlier batch", edit: func(l []string) { setRow(l, 2*refdata.BatchRows+1, "k000009,n,1,t") }, row: 2*refdata.BatchRows + 1, column: "id", msg: "repeats row 10"},
 		{name: "schema error before a typing error", edit: func(l []string) {
-			setRow(l, batchRows+5, "ka,n,-1,t")
-			setRow(l, batchRows+9, "kb,n,x,t")
-		}, row: batchRows + 5, column: "score", msg: "greater than"},
+			setRow(l, refdata.BatchRows+5, "ka,n,-1,t")
+			setRow(l, refdata.BatchRows+9, "kb,n,x,t")
+		}, row: refdata.BatchRows + 5, column: "score", msg: "greater than"},
 		{name: "typing error before a schema error", edit: func(l []string) {
-			setRow(l, batchRows+5, "ka,n,x,t")
-			setRow(l, batchRows+9, "kb,n,-1,t")
-		}, row: batchRows + 5, column: "score", msg: "not number"},
-		{name: "typing error after a full batch", edit: func(l []string) { setRow(l, batchRows+1, "ka,n,x,t") }, row: batchRows + 1, column: "score", msg: "not number"},
+			setRow(l, refdata.BatchRows+5, "ka,n,x,t")
+			setRow(l, refdata.BatchRows+9, "kb,n,-1,t")
+		}, row: refdata.BatchRows + 5, column: "score", msg: "not number"},
+		{name: "typing error after a full batch", edit: func(l []string) { setRow(l, refdata.BatchRows+1, "ka,n,x,t") }, row: refdata.BatchRows + 1, column: "score", msg: "not number"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			lines := strings.Split(bigCSV(n, "t"), "\n")
+			lines := strings.Split(refdatatest.BigCSV(n, "t"), "\n")
 			if tc.edit != nil {
 				tc.edit(lines)
 			}
-			rows, err := parseTestRows("csv", "id", bigSchema, strings.Join(lines, "\n"))
+			rows, err := parseTestRows("csv", "id", refdatatest.BigSchema, strings.Join(lines, "\n"))
 			if tc.msg == "" {
 				if err != nil || len(rows) != n || rows[n-1].Key != fmt.Sprintf("k%06d", n-1) {
 					t.Fatalf("%d rows, %v", len(rows), err)
 				}
 				return
 			}
-			wantCode(t, err, CodeSchemaInvalid)
-			e := err.(*Error)
+			refdatatest.WantCode(t, err, refdata.CodeSchemaInvalid)
+			e := err.(*refdata.Error)
 			if e.Row != tc.row || e.Column != tc.column || !strings.Contains(e.Msg, tc.msg) {
 				t.Fatalf("row %d column %q %q; want row %d column %q ~%q", e.Row, e.Column, e.Msg, tc.row, tc.column, tc.msg)
 			}

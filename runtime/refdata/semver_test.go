@@ -1,13 +1,15 @@
-package refdata
+package refdata_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/macrokit/macrokit-go/runtime/refdata"
 )
 
 func TestParseVersion(t *testing.T) {
 	for _, ok := range []string{"0.0.0", "1.2.3", "10.20.30", "1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-0.3.7", "1.0.0-x.7.z.92", "1.0.0-x-y-z.--"} {
-		v, err := ParseVersion(ok)
+		v, err := refdata.ParseVersion(ok)
 		if err != nil {
 			t.Errorf("%s: %v", ok, err)
 		} else if v.String() != ok {
@@ -15,7 +17,7 @@ func TestParseVersion(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "1", "1.2", "1.2.3.4", "v1.2.3", "01.2.3", "1.02.3", "1.2.3-", "1.2.3-01", "1.2.3-a..b", "1.2.3+build", "1.2.3-a_b", "a.b.c", "-1.2.3", "99999999999999999999.0.0"} {
-		if _, err := ParseVersion(bad); err == nil {
+		if _, err := refdata.ParseVersion(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
 	}
@@ -40,9 +42,9 @@ func TestVersionOrder(t *testing.T) {
 	}
 }
 
-func mustVersion(t testing.TB, s string) Version {
+func mustVersion(t testing.TB, s string) refdata.Version {
 	t.Helper()
-	v, err := ParseVersion(s)
+	v, err := refdata.ParseVersion(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +96,7 @@ func TestRange(t *testing.T) {
 		{">*", nil, []string{"0.0.0", "1.0.0"}},
 	}
 	for _, tc := range cases {
-		r, err := ParseRange(tc.rng)
+		r, err := refdata.ParseRange(tc.rng)
 		if err != nil {
 			t.Errorf("%q: %v", tc.rng, err)
 			continue
@@ -114,7 +116,7 @@ func TestRange(t *testing.T) {
 
 func TestParseRangeErrors(t *testing.T) {
 	for _, bad := range []string{"", "  ", "||", "^1 ||", ">=", "1.2.3 - 2.0.0", "1.x.3", "01.2", "^1.2.3+b", "~>1.2", "1.2.3.4", "abc", "1.2-rc"} {
-		if _, err := ParseRange(bad); err == nil {
+		if _, err := refdata.ParseRange(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
 	}
@@ -125,14 +127,14 @@ func FuzzParseRange(f *testing.F) {
 		f.Add(s, "1.2.3")
 	}
 	f.Fuzz(func(t *testing.T, rng, ver string) {
-		r, err := ParseRange(rng)
+		r, err := refdata.ParseRange(rng)
 		if err != nil {
 			return
 		}
 		if r.String() != strings.TrimSpace(rng) {
 			t.Fatalf("String %q, want %q", r.String(), rng)
 		}
-		if v, err := ParseVersion(ver); err == nil {
+		if v, err := refdata.ParseVersion(ver); err == nil {
 			r.Match(v)
 		}
 	})
