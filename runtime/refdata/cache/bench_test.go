@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/macrokit/macrokit-go/runtime/refdata"
+	"github.com/macrokit/macrokit-go/runtime/refdata/internal/refdatatest"
 )
 
 // BenchmarkSync100k syncs a signed 100,000-row CSV bundle from a
@@ -15,7 +16,7 @@ import (
 func BenchmarkSync100k(b *testing.B) {
 	const n = 100_000
 	ctx := context.Background()
-	src := writeBundle(b, bigBundle("1.0.0", n))
+	src := refdatatest.Write(b, refdatatest.BigBundle("1.0.0", n))
 	o := testOptions(b)
 	b.Run("sync", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
@@ -77,7 +78,7 @@ func BenchmarkLookup(b *testing.B) {
 	ctx := context.Background()
 	o := testOptions(b)
 	s := openStore(b, o)
-	mustSync(b, s, "big", writeBundle(b, bigBundle("1.0.0", n)), SyncOptions{})
+	mustSync(b, s, "big", refdatatest.Write(b, refdatatest.BigBundle("1.0.0", n)), SyncOptions{})
 	keys := make([]string, 4096)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("k%06d", (i*7919)%n)

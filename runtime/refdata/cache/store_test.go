@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/runtime/refdata"
+	"github.com/macrokit/macrokit-go/runtime/refdata/internal/refdatatest"
 )
 
 func TestDowngradesAndPins(t *testing.T) {
@@ -21,7 +22,7 @@ func TestDowngradesAndPins(t *testing.T) {
 	s := openStore(t, testOptions(t))
 	v := map[string]string{}
 	for _, ver := range []string{"1.0.0", "1.1.0", "2.0.0", "3.0.0-rc.1"} {
-		v[ver] = writeBundle(t, tiersBundle(ver))
+		v[ver] = refdatatest.Write(t, refdatatest.Tiers(ver))
 	}
 	current := func() string {
 		t.Helper()
@@ -75,10 +76,10 @@ func TestDowngradesAndPins(t *testing.T) {
 func TestRepublishedVersionIsReplaced(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t, testOptions(t))
-	mustSync(t, s, "tiers", writeBundle(t, tiersBundle("1.0.0")), SyncOptions{})
-	spec := tiersBundle("1.0.0")
-	spec.files[0].body = strings.Replace(tiersCSV, "pro,29.5", "pro,35", 1)
-	res := mustSync(t, s, "tiers", writeBundle(t, spec), SyncOptions{})
+	mustSync(t, s, "tiers", refdatatest.Write(t, refdatatest.Tiers("1.0.0")), SyncOptions{})
+	spec := refdatatest.Tiers("1.0.0")
+	spec.Files[0].Body = strings.Replace(refdatatest.TiersCSV, "pro,29.5", "pro,35", 1)
+	res := mustSync(t, s, "tiers", refdatatest.Write(t, spec), SyncOptions{})
 	if !res.Replaced || res.Unchanged {
 		t.Fatalf("%+v", res)
 	}
@@ -93,15 +94,15 @@ func TestRepublishedVersionIsReplaced(t *testing.T) {
 
 func TestReadTimeChecks(t *testing.T) {
 	ctx := context.Background()
-	now := testNow
+	now := refdatatest.Now
 	o := testOptions(t)
 	o.Now = func() time.Time { return now }
 	o.TTL = 24 * time.Hour
 	s := openStore(t, o)
-	spec := tiersBundle("1.0.0")
-	exp := testNow.Add(72 * time.Hour)
-	spec.expires = &exp
-	src := writeBundle(t, spec)
+	spec := refdatatest.Tiers("1.0.0")
+	exp := refdatatest.Now.Add(72 * time.Hour)
+	spec.Expires = &exp
+	src := refdatatest.Write(t, spec)
 	mustSync(t, s, "tiers", src, SyncOptions{})
 	read := func() error {
 		_, err := s.Lookup(ctx, "tiers", "tiers.csv", "free")
@@ -110,8 +111,8 @@ func TestReadTimeChecks(t *testing.T) {
 	if err := read(); err != nil {
 		t.Fatal(err)
 	}
-	now = testNow.Add(25 * time.Hour)
-	wantCode(t, read(), refdata.CodeStale)
+	now = refdatatest.Now.Add(25 * time.Hour)
+	refdatatest.WantCode(t, read(), refdata.CodeStale)
 	if l, _ := s.List(ctx); !l[0].Stale {
 		t.Fatal("list does not show stale")
 	}
@@ -119,21 +120,21 @@ func TestReadTimeChecks(t *testing.T) {
 	if err := read(); err != nil {
 		t.Fatal(err)
 	}
-	now = testNow.Add(72 * time.Hour)
-	wantCode(t, read(), refdata.CodeExpired)
-	wantCode(t, s.EachRow(ctx, "tiers", "tiers.csv", func(string, json.RawMessage) error { return nil }), refdata.CodeExpired)
+	now = refdatatest.Now.Add(72 * time.Hour)
+	refdatatest.WantCode(t, read(), refdata.CodeExpired)
+	refdatatest.WantCode(t, s.EachRow(ctx, "tiers", "tiers.csv", func(string, json.RawMessage) error { return nil }), refdata.CodeExpired)
 	if l, _ := s.List(ctx); !l[0].Expired {
 		t.Fatal("list does not show expired")
 	}
 
 	// Removing the signer from the trusted keys revokes what it signed;
 	// a store with no keys configured serves what was verified at sync.
-	now = testNow
+	now = refdatatest.Now
 	revoked := o
-	revoked.TrustedKeys = []*refdata.PublicKey{testKey(2).Public()}
+	revoked.TrustedKeys = []*refdata.PublicKey{refdatatest.Key(2).Public()}
 	s2 := openStore(t, revoked)
 	_, err := s2.Lookup(ctx, "tiers", "tiers.csv", "free")
-	wantCode(t, err, refdata.CodeUntrustedKey)
+	refdatatest.WantCode(t, err, refdata.CodeUntrustedKey)
 	readOnly := o
 	readOnly.TrustedKeys = nil
 	s3 := openStore(t, readOnly)
@@ -145,9 +146,9 @@ func TestReadTimeChecks(t *testing.T) {
 func TestLookupNotFound(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t, testOptions(t))
-	spec := tiersBundle("1.0.0")
-	spec.files = append(spec.files, fileSpec{path: "notes/snippets.json", format: "json", schema: `{"type":"object"}`, body: `[{"text":"hi"}]`})
-	mustSync(t, s, "tiers", writeBundle(t, spec), SyncOptions{})
+	spec := refdatatest.Tiers("1.0.0")
+	spec.Files = append(spec.Files, refdatatest.File{Path: "notes/snippets.json", Format: "json", Schema: `{"type":"object"}`, Body: `[{"text":"hi"}]`})
+	mustSync(t, s, "tiers", refdatatest.Write(t, spec), SyncOptions{})
 	cases := []struct{ bundle, file, key, msg string }{
 		{"prices", "tiers.csv", "pro", "no current version"},
 		{"tiers@9.9.9", "tiers.csv", "pro", "not cached"},
@@ -158,13 +159,13 @@ func TestLookupNotFound(t *testing.T) {
 	}
 	for _, tc := range cases {
 		_, err := s.Lookup(ctx, tc.bundle, tc.file, tc.key)
-		wantCode(t, err, refdata.CodeNotFound)
+		refdatatest.WantCode(t, err, refdata.CodeNotFound)
 		if !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s %s %s: %v, want %q", tc.bundle, tc.file, tc.key, err, tc.msg)
 		}
 	}
 	_, err := refdata.Lookup(ctx, "tiers", "tiers.csv", "pro")
-	wantCode(t, err, refdata.CodeNotConfigured)
+	refdatatest.WantCode(t, err, refdata.CodeNotConfigured)
 	var rows []string
 	if err := s.EachRow(ctx, "tiers", "notes/snippets.json", func(k string, r json.RawMessage) error {
 		rows = append(rows, string(r))
@@ -176,19 +177,19 @@ func TestLookupNotFound(t *testing.T) {
 
 func TestListShowPrune(t *testing.T) {
 	ctx := context.Background()
-	now := testNow
+	now := refdatatest.Now
 	o := testOptions(t)
 	o.Now = func() time.Time { return now }
 	s := openStore(t, o)
-	exp := testNow.Add(time.Hour)
+	exp := refdatatest.Now.Add(time.Hour)
 	for _, ver := range []string{"1.0.0", "1.1.0", "1.2.0", "1.3.0"} {
-		spec := tiersBundle(ver)
+		spec := refdatatest.Tiers(ver)
 		if ver == "1.0.0" {
-			spec.expires = &exp
+			spec.Expires = &exp
 		}
-		mustSync(t, s, "tiers", writeBundle(t, spec), SyncOptions{})
+		mustSync(t, s, "tiers", refdatatest.Write(t, spec), SyncOptions{})
 	}
-	mustSync(t, s, "big", writeBundle(t, bigBundle("0.1.0", 10)), SyncOptions{Pin: "0.1.x"})
+	mustSync(t, s, "big", refdatatest.Write(t, refdatatest.BigBundle("0.1.0", 10)), SyncOptions{Pin: "0.1.x"})
 	list, err := s.List(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -203,10 +204,10 @@ func TestListShowPrune(t *testing.T) {
 		t.Fatalf("list:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	e, m, err := s.Manifest(ctx, "tiers@1.1.0")
-	if err != nil || m.Version != "1.1.0" || e.SignedBy != testKey(1).ID || m.File("tiers.csv").Key != "tier" {
+	if err != nil || m.Version != "1.1.0" || e.SignedBy != refdatatest.Key(1).ID || m.File("tiers.csv").Key != "tier" {
 		t.Fatalf("%+v %+v %v", e, m, err)
 	}
-	now = testNow.Add(2 * time.Hour) // 1.0.0 has expired
+	now = refdatatest.Now.Add(2 * time.Hour) // 1.0.0 has expired
 	removed, err := s.Prune(ctx, PruneOptions{Keep: 2})
 	if err != nil || strings.Join(removed, ",") != "tiers@1.0.0" {
 		t.Fatalf("prune keep 2: %v %v", removed, err)
@@ -235,7 +236,7 @@ func TestReopenAndSchemaVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustSync(t, s, "tiers", writeBundle(t, tiersBundle("1.0.0")), SyncOptions{})
+	mustSync(t, s, "tiers", refdatatest.Write(t, refdatatest.Tiers("1.0.0")), SyncOptions{})
 	s.Close()
 	s = openStore(t, o)
 	if _, err := s.Lookup(ctx, "tiers", "tiers.csv", "pro"); err != nil {
@@ -259,7 +260,7 @@ func TestReopenAndSchemaVersion(t *testing.T) {
 	}
 	db.Close()
 	_, err = Open(ctx, o)
-	wantCode(t, err, refdata.CodeCache)
+	refdatatest.WantCode(t, err, refdata.CodeCache)
 	if !strings.Contains(err.Error(), "schema 99") {
 		t.Fatal(err)
 	}
@@ -278,8 +279,8 @@ func TestConcurrentReadersDuringSync(t *testing.T) {
 	o := testOptions(t)
 	s := openStore(t, o)
 	other := openStore(t, o)
-	mustSync(t, s, "big", writeBundle(t, bigBundle("1.0.0", n)), SyncOptions{})
-	v2 := writeBundle(t, bigBundle("2.0.0", n))
+	mustSync(t, s, "big", refdatatest.Write(t, refdatatest.BigBundle("1.0.0", n)), SyncOptions{})
+	v2 := refdatatest.Write(t, refdatatest.BigBundle("2.0.0", n))
 
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -356,8 +357,8 @@ func TestTwoWriters(t *testing.T) {
 	ctx := context.Background()
 	o := testOptions(t)
 	a, b := openStore(t, o), openStore(t, o)
-	srcA := writeBundle(t, bigBundle("1.0.0", 5000))
-	srcB := writeBundle(t, tiersBundle("1.0.0"))
+	srcA := refdatatest.Write(t, refdatatest.BigBundle("1.0.0", 5000))
+	srcB := refdatatest.Write(t, refdatatest.Tiers("1.0.0"))
 	var wg sync.WaitGroup
 	var errA, errB error
 	wg.Add(2)
@@ -396,11 +397,11 @@ func TestCrashDuringSync(t *testing.T) {
 	ctx := context.Background()
 	o := testOptions(t)
 	s := openStore(t, o)
-	mustSync(t, s, "big", writeBundle(t, bigBundle("1.0.0", 5000)), SyncOptions{})
+	mustSync(t, s, "big", refdatatest.Write(t, refdatatest.BigBundle("1.0.0", 5000)), SyncOptions{})
 	s.Close()
 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashDuringSync$")
-	cmd.Env = append(os.Environ(), "REFDATA_CRASH_DB="+o.Path, "REFDATA_CRASH_SRC="+writeBundle(t, bigBundle("2.0.0", 5000)))
+	cmd.Env = append(os.Environ(), "REFDATA_CRASH_DB="+o.Path, "REFDATA_CRASH_SRC="+refdatatest.Write(t, refdatatest.BigBundle("2.0.0", 5000)))
 	out, err := cmd.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
 		t.Fatalf("child did not crash mid-sync: %v\n%s", err, out)
@@ -424,5 +425,5 @@ func TestCrashDuringSync(t *testing.T) {
 		t.Fatalf("%d rows (want 5000) %v", n, err)
 	}
 	// And the interrupted sync simply runs again.
-	mustSync(t, s, "big", writeBundle(t, bigBundle("2.0.0", 5000)), SyncOptions{})
+	mustSync(t, s, "big", refdatatest.Write(t, refdatatest.BigBundle("2.0.0", 5000)), SyncOptions{})
 }

@@ -10,17 +10,18 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/runtime/refdata"
+	"github.com/macrokit/macrokit-go/runtime/refdata/internal/refdatatest"
 )
 
 func TestSignedBundleRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	dir := writeBundle(t, tiersBundle("1.2.0"))
+	dir := refdatatest.Write(t, refdatatest.Tiers("1.2.0"))
 	archive := filepath.Join(t.TempDir(), "tiers-1.2.0.tar.gz")
-	if err := os.WriteFile(archive, packBundle(t, dir), 0o644); err != nil {
+	if err := os.WriteFile(archive, refdatatest.Pack(t, dir), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bs, srv := newBundleServer(t)
-	bs.set("/tiers.tar.gz", route{body: packBundle(t, dir)})
+	bs.set("/tiers.tar.gz", route{body: refdatatest.Pack(t, dir)})
 
 	for _, tc := range []struct{ name, src string }{{"directory", dir}, {"archive file", archive}, {"URL", srv.URL + "/tiers.tar.gz"}} {
 		src := tc.src
@@ -70,7 +71,7 @@ func mustJSON(v any) string {
 func TestFailuresKeepPreviousVersion(t *testing.T) {
 	ctx := context.Background()
 	bs, srv := newBundleServer(t)
-	expiredAt := testNow.Add(-time.Hour)
+	expiredAt := refdatatest.Now.Add(-time.Hour)
 	cases := []struct {
 		name string
 		// make returns the source to sync (a directory or URL).
@@ -80,18 +81,18 @@ func TestFailuresKeepPreviousVersion(t *testing.T) {
 		col  string
 	}{
 		{name: "tampered row", code: refdata.CodeSHA256Mismatch, make: func(t *testing.T) string {
-			dir := writeBundle(t, tiersBundle("2.0.0"))
-			editFile(t, filepath.Join(dir, "tiers.csv"), func(s string) string { return strings.Replace(s, "pro,29.5", "pro,0.01", 1) })
+			dir := refdatatest.Write(t, refdatatest.Tiers("2.0.0"))
+			refdatatest.Edit(t, filepath.Join(dir, "tiers.csv"), func(s string) string { return strings.Replace(s, "pro,29.5", "pro,0.01", 1) })
 			return dir
 		}},
 		{name: "wrong key", code: refdata.CodeUntrustedKey, make: func(t *testing.T) string {
-			spec := tiersBundle("2.0.0")
-			spec.key = testKey(9)
-			return writeBundle(t, spec)
+			spec := refdatatest.Tiers("2.0.0")
+			spec.Key = refdatatest.Key(9)
+			return refdatatest.Write(t, spec)
 		}},
 		{name: "edited manifest", code: refdata.CodeSignatureInvalid, make: func(t *testing.T) string {
-			dir := writeBundle(t, tiersBundle("2.0.0"))
-			editFile(t, filepath.Join(dir, refdata.ManifestFile), func(s string) string {
+			dir := refdatatest.Write(t, refdatatest.Tiers("2.0.0"))
+			refdatatest.Edit(t, filepath.Join(dir, refdata.ManifestFile), func(s string) string {
 				return strings.Replace(s, `"version": "2.0.0"`, `"version": "2.0.1"`, 1)
 			})
 			return dir
@@ -99,77 +100,77 @@ func TestFailuresKeepPreviousVersion(t *testing.T) {
 		{name: "re-hashed tampered row", code: refdata.CodeSignatureInvalid, make: func(t *testing.T) string {
 			// The attacker edits the row and the manifest's sha256 but
 			// cannot re-sign.
-			dir := writeBundle(t, tiersBundle("2.0.0"))
-			editFile(t, filepath.Join(dir, "tiers.csv"), func(s string) string { return strings.Replace(s, "pro,29.5", "pro,0.01", 1) })
+			dir := refdatatest.Write(t, refdatatest.Tiers("2.0.0"))
+			refdatatest.Edit(t, filepath.Join(dir, "tiers.csv"), func(s string) string { return strings.Replace(s, "pro,29.5", "pro,0.01", 1) })
 			raw, _ := os.ReadFile(filepath.Join(dir, refdata.ManifestFile))
 			m, _ := refdata.ParseManifest(raw)
 			data, _ := os.ReadFile(filepath.Join(dir, "tiers.csv"))
-			editFile(t, filepath.Join(dir, refdata.ManifestFile), func(s string) string { return strings.Replace(s, m.Files[0].SHA256, sha256Hex(data), 1) })
+			refdatatest.Edit(t, filepath.Join(dir, refdata.ManifestFile), func(s string) string { return strings.Replace(s, m.Files[0].SHA256, sha256Hex(data), 1) })
 			return dir
 		}},
 		{name: "expired", code: refdata.CodeExpired, make: func(t *testing.T) string {
-			spec := tiersBundle("2.0.0")
-			spec.published = testNow.Add(-48 * time.Hour)
-			spec.expires = &expiredAt
-			return writeBundle(t, spec)
+			spec := refdatatest.Tiers("2.0.0")
+			spec.Published = refdatatest.Now.Add(-48 * time.Hour)
+			spec.Expires = &expiredAt
+			return refdatatest.Write(t, spec)
 		}},
 		{name: "row breaks schema", code: refdata.CodeSchemaInvalid, row: 2, col: "seats", make: func(t *testing.T) string {
-			dir := writeBundle(t, tiersBundle("2.0.0"))
-			editFile(t, filepath.Join(dir, "tiers.csv"), func(s string) string { return strings.Replace(s, "pro,29.5,5", "pro,29.5,0", 1) })
-			resign(t, dir, testKey(1), nil)
+			dir := refdatatest.Write(t, refdatatest.Tiers("2.0.0"))
+			refdatatest.Edit(t, filepath.Join(dir, "tiers.csv"), func(s string) string { return strings.Replace(s, "pro,29.5,5", "pro,29.5,0", 1) })
+			refdatatest.Resign(t, dir, refdatatest.Key(1), nil)
 			return dir
 		}},
 		{name: "cell breaks typing", code: refdata.CodeSchemaInvalid, row: 3, col: "monthly_price", make: func(t *testing.T) string {
-			dir := writeBundle(t, tiersBundle("2.0.0"))
-			editFile(t, filepath.Join(dir, "tiers.csv"), func(s string) string { return strings.Replace(s, "enterprise,499", "enterprise,call us", 1) })
-			resign(t, dir, testKey(1), nil)
+			dir := refdatatest.Write(t, refdatatest.Tiers("2.0.0"))
+			refdatatest.Edit(t, filepath.Join(dir, "tiers.csv"), func(s string) string { return strings.Replace(s, "enterprise,499", "enterprise,call us", 1) })
+			refdatatest.Resign(t, dir, refdatatest.Key(1), nil)
 			return dir
 		}},
 		{name: "schema does not compile", code: refdata.CodeManifestInvalid, make: func(t *testing.T) string {
-			dir := writeBundle(t, tiersBundle("2.0.0"))
-			resign(t, dir, testKey(1), func(m *refdata.Manifest) {
+			dir := refdatatest.Write(t, refdatatest.Tiers("2.0.0"))
+			refdatatest.Resign(t, dir, refdatatest.Key(1), func(m *refdata.Manifest) {
 				m.Files[0].Schema = json.RawMessage(`{"type":"object","properties":{"tier":{"type":"string"},"seats":{"type":"count"}}}`)
 			})
 			return dir
 		}},
 		{name: "row count lies", code: refdata.CodeManifestInvalid, make: func(t *testing.T) string {
-			dir := writeBundle(t, tiersBundle("2.0.0"))
-			resign(t, dir, testKey(1), func(m *refdata.Manifest) { m.Files[0].Rows = 2 })
+			dir := refdatatest.Write(t, refdatatest.Tiers("2.0.0"))
+			refdatatest.Resign(t, dir, refdatatest.Key(1), func(m *refdata.Manifest) { m.Files[0].Rows = 2 })
 			return dir
 		}},
 		{name: "file missing", code: refdata.CodeFileMissing, make: func(t *testing.T) string {
-			dir := writeBundle(t, tiersBundle("2.0.0"))
+			dir := refdatatest.Write(t, refdatatest.Tiers("2.0.0"))
 			if err := os.Remove(filepath.Join(dir, "tiers.csv")); err != nil {
 				t.Fatal(err)
 			}
 			return dir
 		}},
 		{name: "manifest missing", code: refdata.CodeFileMissing, make: func(t *testing.T) string {
-			dir := writeBundle(t, tiersBundle("2.0.0"))
+			dir := refdatatest.Write(t, refdatatest.Tiers("2.0.0"))
 			if err := os.Remove(filepath.Join(dir, refdata.ManifestFile)); err != nil {
 				t.Fatal(err)
 			}
 			return dir
 		}},
 		{name: "manifest invalid", code: refdata.CodeManifestInvalid, make: func(t *testing.T) string {
-			dir := writeBundle(t, tiersBundle("2.0.0"))
-			editFile(t, filepath.Join(dir, refdata.ManifestFile), func(s string) string { return s[:len(s)/2] })
+			dir := refdatatest.Write(t, refdatatest.Tiers("2.0.0"))
+			refdatatest.Edit(t, filepath.Join(dir, refdata.ManifestFile), func(s string) string { return s[:len(s)/2] })
 			return dir
 		}},
 		{name: "truncated download (short body)", code: refdata.CodeTruncated, make: func(t *testing.T) string {
-			body := packBundle(t, writeBundle(t, tiersBundle("2.0.0")))
+			body := refdatatest.Pack(t, refdatatest.Write(t, refdatatest.Tiers("2.0.0")))
 			bs.set("/short.tar.gz", route{body: body, cut: len(body) / 2, lie: true})
 			return srv.URL + "/short.tar.gz"
 		}},
 		{name: "truncated download (cut archive)", code: refdata.CodeTruncated, make: func(t *testing.T) string {
-			body := packBundle(t, writeBundle(t, tiersBundle("2.0.0")))
+			body := refdatatest.Pack(t, refdatatest.Write(t, refdatatest.Tiers("2.0.0")))
 			bs.set("/cut.tar.gz", route{body: body, cut: len(body) - 5})
 			return srv.URL + "/cut.tar.gz"
 		}},
 		{name: "tampered download", code: refdata.CodeSHA256Mismatch, make: func(t *testing.T) string {
-			dir := writeBundle(t, tiersBundle("2.0.0"))
-			editFile(t, filepath.Join(dir, "tiers.csv"), func(s string) string { return strings.Replace(s, "499", "999", 1) })
-			bs.set("/tampered.tar.gz", route{body: packBundle(t, dir)})
+			dir := refdatatest.Write(t, refdatatest.Tiers("2.0.0"))
+			refdatatest.Edit(t, filepath.Join(dir, "tiers.csv"), func(s string) string { return strings.Replace(s, "499", "999", 1) })
+			bs.set("/tampered.tar.gz", route{body: refdatatest.Pack(t, dir)})
 			return srv.URL + "/tampered.tar.gz"
 		}},
 		{name: "not an archive", code: refdata.CodeArchiveInvalid, make: func(t *testing.T) string {
@@ -182,13 +183,13 @@ func TestFailuresKeepPreviousVersion(t *testing.T) {
 			return srv.URL + "/500"
 		}},
 		{name: "other bundle", code: refdata.CodeNameMismatch, make: func(t *testing.T) string {
-			spec := tiersBundle("2.0.0")
-			spec.name = "prices"
-			return writeBundle(t, spec)
+			spec := refdatatest.Tiers("2.0.0")
+			spec.Name = "prices"
+			return refdatatest.Write(t, spec)
 		}},
-		{name: "downgrade", code: refdata.CodeDowngrade, make: func(t *testing.T) string { return writeBundle(t, tiersBundle("0.9.0")) }},
+		{name: "downgrade", code: refdata.CodeDowngrade, make: func(t *testing.T) string { return refdatatest.Write(t, refdatatest.Tiers("0.9.0")) }},
 	}
-	good := writeBundle(t, tiersBundle("1.0.0"))
+	good := refdatatest.Write(t, refdatatest.Tiers("1.0.0"))
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			o := testOptions(t)
@@ -196,7 +197,7 @@ func TestFailuresKeepPreviousVersion(t *testing.T) {
 			mustSync(t, s, "tiers", good, SyncOptions{})
 			src := tc.make(t)
 			_, err := s.Sync(ctx, "tiers", src, SyncOptions{})
-			wantCode(t, err, tc.code)
+			refdatatest.WantCode(t, err, tc.code)
 			if tc.row != 0 || tc.col != "" {
 				e := err.(*refdata.Error)
 				if e.Row != tc.row || e.Column != tc.col || e.File != "tiers.csv" {
@@ -218,7 +219,7 @@ func TestFailuresKeepPreviousVersion(t *testing.T) {
 			// Load refuses it with the same code.
 			if tc.code != refdata.CodeNameMismatch && tc.code != refdata.CodeDowngrade {
 				_, err := refdata.Load(ctx, src, o.Options)
-				wantCode(t, err, tc.code)
+				refdatatest.WantCode(t, err, tc.code)
 			}
 		})
 	}
