@@ -147,11 +147,7 @@ func (r *Router) judgeExplore(resp *llm.Response, textBail *BailOut, last string
 	tc := resp.ToolCalls[0]
 	m, _, ok := r.lookupTool(tc.Name)
 	if !ok {
-		b := &BailOut{Code: BailUnknownTool, Tool: tc.Name, Detail: fmt.Sprintf("the model called %q, which is neither a registered macro nor a raw tool", tc.Name)}
-		if alias := r.aliasOf(tc.Name); alias != "" {
-			b.Candidates = []Candidate{{Name: alias, Args: tc.Args}}
-		}
-		return nil, b
+		return nil, r.unknownTool(tc, "neither a registered macro nor a raw tool")
 	}
 	args, repairs := m.NormalizeArgs(tc.Args)
 	valid, cerr := m.Validate(args)

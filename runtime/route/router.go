@@ -397,6 +397,17 @@ func callKey(name string, args json.RawMessage) string {
 	return name + "\x00" + string(b)
 }
 
+// unknownTool is the bail-out for a native call to a tool the turn does not
+// offer (what says what the name is not), with the registered macro the name
+// most likely meant as the candidate.
+func (r *Router) unknownTool(tc llm.ToolCall, what string) *BailOut {
+	b := &BailOut{Code: BailUnknownTool, Tool: tc.Name, Detail: fmt.Sprintf("the model called %q, which is %s", tc.Name, what)}
+	if alias := r.aliasOf(tc.Name); alias != "" {
+		b.Candidates = []Candidate{{Name: alias, Args: tc.Args}}
+	}
+	return b
+}
+
 // judge runs the bail-out detector over one model answer; textBail is
 // DetectText's verdict on a text-only answer. It returns the call to
 // dispatch (nil for a plain reply) or the fire.
@@ -411,11 +422,7 @@ func (r *Router) judge(resp *llm.Response, textBail *BailOut, dispatched map[str
 	tc := resp.ToolCalls[0]
 	m, ok := r.Registry.Lookup(tc.Name)
 	if !ok {
-		b := &BailOut{Code: BailUnknownTool, Tool: tc.Name, Detail: fmt.Sprintf("the model called %q, which is not a registered macro", tc.Name)}
-		if alias := r.aliasOf(tc.Name); alias != "" {
-			b.Candidates = []Candidate{{Name: alias, Args: tc.Args}}
-		}
-		return nil, b
+		return nil, r.unknownTool(tc, "not a registered macro")
 	}
 	args, repairs := m.NormalizeArgs(tc.Args)
 	valid, cerr := m.Validate(args)
