@@ -5,28 +5,53 @@ import (
 	"testing"
 
 	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/engine/widgets"
 	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
-// TestHeadlessAddMember fills the "Add member" dialog (Listbox, Combobox
-// typed into, Switch) and proves one toggle and one save with those values.
+// TestHeadlessAddMember fills the "Add member" dialog (Listbox, Combobox,
+// Switch) and proves one toggle and one save with those values. The client
+// is picked the two ways a user would write it: type and click the option,
+// or one select step.
 func TestHeadlessAddMember(t *testing.T) {
 	t.Parallel()
-	track(t, "Dialog + Listbox + Combobox + Switch", "@headlessui/react", "fill a dialog (pick, type and pick, toggle) and add once")
-	p, ss := open(t, "headless")
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Add member"},
-		Expect: []engine.Condition{{Kind: vocab.CondElementExists, Target: &engine.Target{Role: "dialog", Name: "Add member"}}}})
-	run(t, p, engine.Step{Action: vocab.ActSelect, Target: &engine.Target{Label: "Team"}, Options: []string{"Growth"},
-		Expect: []engine.Condition{{Kind: vocab.CondTextPresent, Target: &engine.Target{Label: "Team"}, Text: "Growth"}}})
-	// Type to filter, then pick the option the list now shows.
 	initech := &engine.Target{Role: "option", Name: "Initech"}
-	run(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "Client"}, Value: "ini",
-		Expect: []engine.Condition{
-			{Kind: vocab.CondElementExists, Target: initech},
-			{Kind: vocab.CondElementGone, Target: &engine.Target{Role: "option", Name: "Globex"}},
-		}})
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: initech,
-		Expect: []engine.Condition{{Kind: vocab.CondValueEquals, Target: &engine.Target{Label: "Client"}, Value: "Initech"}}})
+	client := &engine.Target{Label: "Client"}
+	cases := []struct {
+		name, interaction string
+		pick              []engine.Step
+	}{
+		{"type and click", "fill a dialog (pick, type and click an option, toggle) and add once", []engine.Step{
+			{Action: vocab.ActFill, Target: client, Value: "ini", Expect: []engine.Condition{
+				{Kind: vocab.CondElementExists, Target: initech},
+				{Kind: vocab.CondElementGone, Target: &engine.Target{Role: "option", Name: "Globex"}},
+			}},
+			{Action: vocab.ActClick, Target: initech, Expect: []engine.Condition{{Kind: vocab.CondValueEquals, Target: client, Value: "Initech"}}},
+		}},
+		{"select", "fill a dialog (pick, select in a combobox, toggle) and add once", []engine.Step{
+			{Action: vocab.ActSelect, Target: client, Options: []string{"Initech"},
+				Expect: []engine.Condition{{Kind: vocab.CondValueEquals, Target: client, Value: "Initech"}}},
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			track(t, "Dialog + Listbox + Combobox + Switch", "@headlessui/react", c.interaction)
+			p, ss := open(t, "headless")
+			run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Add member"},
+				Expect: []engine.Condition{{Kind: vocab.CondElementExists, Target: &engine.Target{Role: "dialog", Name: "Add member"}}}})
+			run(t, p, engine.Step{Action: vocab.ActSelect, Target: &engine.Target{Label: "Team"}, Options: []string{"Growth"},
+				Expect: []engine.Condition{{Kind: vocab.CondTextPresent, Target: &engine.Target{Label: "Team"}, Text: "Growth"}}})
+			for _, st := range c.pick {
+				run(t, p, st)
+			}
+			headlessToggleAndAdd(t, p, ss)
+		})
+	}
+}
+
+func headlessToggleAndAdd(t *testing.T, p *engine.Page, ss *widgets.Session) {
+	t.Helper()
 	run(t, p, engine.Step{Action: vocab.ActCheck, Target: &engine.Target{Label: "On call"},
 		Expect: []engine.Condition{
 			{Kind: vocab.CondElementState, Target: &engine.Target{Role: "switch", Name: "On call"}, State: "checked"},

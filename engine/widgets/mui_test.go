@@ -98,3 +98,36 @@ func TestMUIDatePickerCalendar(t *testing.T) {
 		t.Errorf("save body %s, want expires %s (err %v)", saves[0].Body, want, err)
 	}
 }
+
+// TestMUIAutocompleteTypeToSearch types into the async Autocomplete and
+// picks from the options the server sends back 150 ms later.
+func TestMUIAutocompleteTypeToSearch(t *testing.T) {
+	t.Parallel()
+	track(t, "Autocomplete (async)", "@mui/material", "type to search, pick from async options")
+	p, ss := open(t, "mui")
+	muiOpenDialog(t, p)
+	grace := &engine.Target{Role: "option", Name: "Grace Hopper"}
+	run(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "Requested by"}, Value: "hop",
+		Expect: []engine.Condition{
+			{Kind: vocab.CondElementExists, Target: grace},
+			// The server filtered: the other people are not offered.
+			{Kind: vocab.CondElementGone, Target: &engine.Target{Role: "option", Name: "Ada Lovelace"}},
+		}})
+	run(t, p, engine.Step{Action: vocab.ActClick, Target: grace,
+		Expect: []engine.Condition{
+			{Kind: vocab.CondValueEquals, Target: &engine.Target{Label: "Requested by"}, Value: "Grace Hopper"},
+			{Kind: vocab.CondElementGone, Target: &engine.Target{Role: "listbox"}},
+		}})
+	run(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "System"}, Value: "Wiki"})
+	muiSubmit(t, p)
+	saves := ss.Effects("/api/save")
+	if len(saves) != 1 {
+		t.Fatalf("POST /api/save received %d times, want exactly 1", len(saves))
+	}
+	var got struct {
+		Person string `json:"person"`
+	}
+	if err := json.Unmarshal(saves[0].Body, &got); err != nil || got.Person != "Grace Hopper" {
+		t.Errorf("save body %s, want person Grace Hopper (err %v)", saves[0].Body, err)
+	}
+}
