@@ -28,7 +28,7 @@ func TestTabsInvoicePopup(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			track(t, "new tab ("+c.name+")", "", c.interaction)
+			track(t, "new tab ("+c.name+")", "plain DOM", c.interaction)
 			p, ss := open(t, "tabs")
 			res := run(t, p, engine.Step{Action: vocab.ActClick, Target: &c.opener})
 			tab := res.Popup
@@ -74,7 +74,7 @@ func TestTabsInvoicePopup(t *testing.T) {
 // posts its result to the opener and closes itself.
 func TestTabsOAuthPopup(t *testing.T) {
 	t.Parallel()
-	track(t, "popup (OAuth-style, closes itself)", "", "authorize in a popup, the opener shows the result")
+	track(t, "popup (OAuth-style, closes itself)", "plain DOM", "authorize in a popup, the opener shows the result")
 	p, ss := open(t, "tabs")
 	res := run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Connect bank"}})
 	pop := res.Popup
