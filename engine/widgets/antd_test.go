@@ -18,11 +18,11 @@ import (
 // while the dropdown fades in neither is visible, so {text} is ambiguous.
 func antdSaveCustomer(t *testing.T, p *engine.Page, customer string) {
 	t.Helper()
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Label: "Customer"},
+	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Label: "Customer"},
 		Expect: []engine.Condition{{Kind: vocab.CondElementState, Target: &engine.Target{Label: "Customer"}, State: "expanded"}}})
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Text: customer},
+	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Text: customer},
 		Expect: []engine.Condition{{Kind: vocab.CondElementState, Target: &engine.Target{Label: "Customer"}, State: "collapsed"}}})
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Save customer"},
+	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Save customer"},
 		Expect: []engine.Condition{
 			{Kind: vocab.CondListCountDelta, Target: &engine.Target{TestID: "saved-row"}, Delta: 1},
 			{Kind: vocab.CondRequestSucceeded, URL: "/api/save", Method: "POST"},
@@ -38,9 +38,9 @@ func TestAntdPopconfirmDelete(t *testing.T) {
 	p, ss := open(t, "antd")
 	antdSaveCustomer(t, p, "Hooli")
 	wantCount(t, ss, "/api/save", 1)
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Delete Hooli"},
+	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Delete Hooli"},
 		Expect: []engine.Condition{{Kind: vocab.CondTextPresent, Text: "Delete this customer?"}}})
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Yes"},
+	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Yes"},
 		Expect: []engine.Condition{
 			{Kind: vocab.CondListCountDelta, Target: &engine.Target{TestID: "saved-row"}, Delta: -1},
 			{Kind: vocab.CondRequestSucceeded, URL: "/api/delete", Method: "POST"},
@@ -66,16 +66,16 @@ func TestAntdDatePicker(t *testing.T) {
 	}{
 		{name: "typing", interaction: "type a date", want: "2024-03-14",
 			steps: func(t *testing.T, p *engine.Page, want string) {
-				run(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "Start date"}, Value: want})
-				run(t, p, engine.Step{Action: vocab.ActPress, Target: &engine.Target{Label: "Start date"}, Key: "Enter",
+				doEv(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "Start date"}, Value: want})
+				doEv(t, p, engine.Step{Action: vocab.ActPress, Target: &engine.Target{Label: "Start date"}, Key: "Enter",
 					Expect: []engine.Condition{{Kind: vocab.CondValueEquals, Target: &engine.Target{Label: "Start date"}, Value: want}}})
 			}},
 		// The calendar opens on the current month (the browser's clock).
 		{name: "calendar", interaction: "pick a date by the calendar", want: fmt.Sprintf("%04d-%02d-15", now.Year(), now.Month()),
 			steps: func(t *testing.T, p *engine.Page, want string) {
-				run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Label: "Start date"},
+				doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Label: "Start date"},
 					Expect: []engine.Condition{{Kind: vocab.CondTextPresent, Text: "Today"}}})
-				run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Text: "15"},
+				doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Text: "15"},
 					Expect: []engine.Condition{{Kind: vocab.CondValueEquals, Target: &engine.Target{Label: "Start date"}, Value: want}}})
 			}},
 	}
@@ -130,8 +130,8 @@ var antdNote = &engine.Target{Role: "dialog", Name: "Add note"}
 
 func antdModalOpenKeep(t *testing.T, p *engine.Page, closed engine.Condition) {
 	t.Helper()
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Add note"},
+	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Add note"},
 		Expect: []engine.Condition{{Kind: vocab.CondElementState, Target: antdNote, State: "visible"}}})
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Keep"},
+	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Keep"},
 		Expect: []engine.Condition{closed}})
 }

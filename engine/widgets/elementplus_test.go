@@ -14,7 +14,7 @@ import (
 // request answered 2xx, the ElMessage.
 func epSave(t *testing.T, p *engine.Page) {
 	t.Helper()
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Save department"},
+	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Save department"},
 		Expect: []engine.Condition{
 			{Kind: vocab.CondListCountDelta, Target: &engine.Target{TestID: "department-row"}, Delta: 1},
 			{Kind: vocab.CondRequestSucceeded, URL: "/api/save", Method: "POST"},
@@ -28,21 +28,21 @@ func TestElementPlusFormRules(t *testing.T) {
 	t.Parallel()
 	track(t, "Form rules + DatePicker + ElMessage", "element-plus", "a refused save sends nothing; type a date; save once")
 	p, ss := open(t, "elementplus")
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Save department"},
+	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Save department"},
 		Expect: []engine.Condition{{Kind: vocab.CondTextPresent, Text: "Name is required"}}})
 	// The rule's message is shown only after validate() refused the form,
 	// so no save can still be on its way.
 	wantCount(t, ss, "/api/save", 0)
 
-	run(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "Name"}, Value: "Research",
+	doEv(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "Name"}, Value: "Research",
 		Expect: []engine.Condition{{Kind: vocab.CondValueEquals, Target: &engine.Target{Label: "Name"}, Value: "Research"}}})
-	run(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "Founded"}, Value: "2024-03-14",
+	doEv(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "Founded"}, Value: "2024-03-14",
 		Expect: []engine.Condition{{Kind: vocab.CondValueEquals, Target: &engine.Target{Label: "Founded"}, Value: "2024-03-14"}}})
 	// Enter commits the typed date (the saved body proves it took).
-	run(t, p, engine.Step{Action: vocab.ActPress, Key: "Enter", Target: &engine.Target{Label: "Founded"},
+	doEv(t, p, engine.Step{Action: vocab.ActPress, Key: "Enter", Target: &engine.Target{Label: "Founded"},
 		Expect: []engine.Condition{{Kind: vocab.CondValueEquals, Target: &engine.Target{Label: "Founded"}, Value: "2024-03-14"}}})
 	epSave(t, p)
-	run(t, p, engine.Step{Action: vocab.ActWait, Expect: []engine.Condition{{Kind: vocab.CondTextAbsent, Text: "Name is required"}}})
+	doEv(t, p, engine.Step{Action: vocab.ActWait, Expect: []engine.Condition{{Kind: vocab.CondTextAbsent, Text: "Name is required"}}})
 	saves := ss.Effects("/api/save")
 	if len(saves) != 1 {
 		t.Fatalf("POST /api/save received %d times, want exactly 1", len(saves))
@@ -62,14 +62,14 @@ func TestElementPlusDatePickerCalendar(t *testing.T) {
 	t.Parallel()
 	track(t, "DatePicker", "element-plus", "pick a date by the calendar")
 	p, ss := open(t, "elementplus")
-	run(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "Name"}, Value: "Legal"})
+	doEv(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "Name"}, Value: "Legal"})
 	grid := &engine.Target{Role: "grid"}
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Label: "Founded"},
+	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Label: "Founded"},
 		Expect: []engine.Condition{{Kind: vocab.CondElementState, Target: grid, State: "visible"}}})
 	// The calendar opens on the current month (the browser's clock).
 	now := time.Now()
 	want := fmt.Sprintf("%04d-%02d-15", now.Year(), now.Month())
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "gridcell", Name: "15"},
+	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "gridcell", Name: "15"},
 		Expect: []engine.Condition{
 			{Kind: vocab.CondValueEquals, Target: &engine.Target{Label: "Founded"}, Value: want},
 			{Kind: vocab.CondElementState, Target: grid, State: "hidden"},

@@ -27,8 +27,8 @@ func fails(t *testing.T, p *engine.Page, step engine.Step) (*engine.StepResult, 
 	return res, ee
 }
 
-// run is do that shows every check's evidence when the step fails.
-func run(t *testing.T, p *engine.Page, step engine.Step) *engine.StepResult {
+// doEv is do that shows every check's evidence when the step fails.
+func doEv(t *testing.T, p *engine.Page, step engine.Step) *engine.StepResult {
 	t.Helper()
 	res, err := p.Do(context.Background(), step)
 	if err != nil {

@@ -38,12 +38,12 @@ func TestHeadlessAddMember(t *testing.T) {
 			t.Parallel()
 			track(t, "Dialog + Listbox + Combobox + Switch", "@headlessui/react", c.interaction)
 			p, ss := open(t, "headless")
-			run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Add member"},
+			doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Add member"},
 				Expect: []engine.Condition{{Kind: vocab.CondElementExists, Target: &engine.Target{Role: "dialog", Name: "Add member"}}}})
-			run(t, p, engine.Step{Action: vocab.ActSelect, Target: &engine.Target{Label: "Team"}, Options: []string{"Growth"},
+			doEv(t, p, engine.Step{Action: vocab.ActSelect, Target: &engine.Target{Label: "Team"}, Options: []string{"Growth"},
 				Expect: []engine.Condition{{Kind: vocab.CondTextPresent, Target: &engine.Target{Label: "Team"}, Text: "Growth"}}})
 			for _, st := range c.pick {
-				run(t, p, st)
+				doEv(t, p, st)
 			}
 			headlessToggleAndAdd(t, p, ss)
 		})
@@ -52,13 +52,13 @@ func TestHeadlessAddMember(t *testing.T) {
 
 func headlessToggleAndAdd(t *testing.T, p *engine.Page, ss *widgets.Session) {
 	t.Helper()
-	run(t, p, engine.Step{Action: vocab.ActCheck, Target: &engine.Target{Label: "On call"},
+	doEv(t, p, engine.Step{Action: vocab.ActCheck, Target: &engine.Target{Label: "On call"},
 		Expect: []engine.Condition{
 			{Kind: vocab.CondElementState, Target: &engine.Target{Role: "switch", Name: "On call"}, State: "checked"},
 			{Kind: vocab.CondRequestSucceeded, URL: "/api/toggle", Method: "POST"},
 		}})
 	wantCount(t, ss, "/api/toggle", 1)
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Add"},
+	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Add"},
 		Expect: []engine.Condition{
 			{Kind: vocab.CondListCountDelta, Target: &engine.Target{TestID: "member-row"}, Delta: 1},
 			{Kind: vocab.CondRequestSucceeded, URL: "/api/save", Method: "POST"},
@@ -90,9 +90,9 @@ func TestHeadlessMenuAction(t *testing.T) {
 	t.Parallel()
 	track(t, "Menu", "@headlessui/react", "open a menu and run an item")
 	p, ss := open(t, "headless")
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Actions"},
+	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Actions"},
 		Expect: []engine.Condition{{Kind: vocab.CondElementExists, Target: &engine.Target{Role: "menuitem", Name: "Export"}}}})
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "menuitem", Name: "Export"},
+	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "menuitem", Name: "Export"},
 		Expect: []engine.Condition{
 			{Kind: vocab.CondTextPresent, Target: &engine.Target{Role: "status"}, Text: "Exported"},
 			{Kind: vocab.CondElementGone, Target: &engine.Target{Role: "menu"}},

@@ -13,7 +13,7 @@ import (
 // muiOpenDialog opens the "Request access" dialog and proves it is open.
 func muiOpenDialog(t *testing.T, p *engine.Page) {
 	t.Helper()
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Request access"},
+	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Request access"},
 		Expect: []engine.Condition{{Kind: vocab.CondElementExists, Target: &engine.Target{Role: "dialog", Name: "Request access"}}}})
 }
 
@@ -21,7 +21,7 @@ func muiOpenDialog(t *testing.T, p *engine.Page) {
 // request answered 2xx, the snackbar.
 func muiSubmit(t *testing.T, p *engine.Page) *engine.StepResult {
 	t.Helper()
-	return run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Submit"},
+	return doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Submit"},
 		Expect: []engine.Condition{
 			{Kind: vocab.CondListCountDelta, Target: &engine.Target{TestID: "granted-row"}, Delta: 1},
 			{Kind: vocab.CondRequestSucceeded, URL: "/api/save", Method: "POST"},
@@ -37,13 +37,13 @@ func TestMUIAccessRequest(t *testing.T) {
 	track(t, "Dialog + TextField + Select + Autocomplete (async) + Checkbox + Snackbar", "@mui/material", "fill a dialog form and submit it once")
 	p, ss := open(t, "mui")
 	muiOpenDialog(t, p)
-	run(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "System"}, Value: "Billing",
+	doEv(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "System"}, Value: "Billing",
 		Expect: []engine.Condition{{Kind: vocab.CondValueEquals, Target: &engine.Target{Label: "System"}, Value: "Billing"}}})
-	run(t, p, engine.Step{Action: vocab.ActSelect, Target: &engine.Target{Label: "Role"}, Options: []string{"Editor"},
+	doEv(t, p, engine.Step{Action: vocab.ActSelect, Target: &engine.Target{Label: "Role"}, Options: []string{"Editor"},
 		Expect: []engine.Condition{{Kind: vocab.CondTextPresent, Target: &engine.Target{Label: "Role"}, Text: "Editor"}}})
-	run(t, p, engine.Step{Action: vocab.ActSelect, Target: &engine.Target{Label: "Requested by"}, Options: []string{"Grace Hopper"},
+	doEv(t, p, engine.Step{Action: vocab.ActSelect, Target: &engine.Target{Label: "Requested by"}, Options: []string{"Grace Hopper"},
 		Expect: []engine.Condition{{Kind: vocab.CondValueEquals, Target: &engine.Target{Label: "Requested by"}, Value: "Grace Hopper"}}})
-	run(t, p, engine.Step{Action: vocab.ActCheck, Target: &engine.Target{Label: "Administrator"},
+	doEv(t, p, engine.Step{Action: vocab.ActCheck, Target: &engine.Target{Label: "Administrator"},
 		Expect: []engine.Condition{{Kind: vocab.CondElementState, Target: &engine.Target{Label: "Administrator"}, State: "checked"}}})
 	muiSubmit(t, p)
 
@@ -73,18 +73,18 @@ func TestMUIDatePickerCalendar(t *testing.T) {
 	track(t, "DatePicker", "@mui/x-date-pickers", "pick a date by the calendar")
 	p, ss := open(t, "mui")
 	muiOpenDialog(t, p)
-	run(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "System"}, Value: "Payroll"})
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Choose date"},
+	doEv(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "System"}, Value: "Payroll"})
+	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Choose date"},
 		Expect: []engine.Condition{{Kind: vocab.CondElementExists, Target: &engine.Target{Role: "grid"}}}})
 	// The calendar opens on the current month (the browser's clock).
 	now := time.Now()
 	want := fmt.Sprintf("%04d-%02d-15", now.Year(), now.Month())
 	day := &engine.Target{Role: "gridcell", Name: "15"}
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: day,
+	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: day,
 		Expect: []engine.Condition{{Kind: vocab.CondAttributeEquals, Target: day, Attr: "aria-selected", Value: "true"}}})
 	// Headless Chromium matches no (pointer: fine), so MUI renders the
 	// mobile picker: a "Select date" dialog that keeps the day until OK.
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "OK"},
+	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "OK"},
 		Expect: []engine.Condition{{Kind: vocab.CondElementGone, Target: &engine.Target{Role: "grid"}}}})
 	muiSubmit(t, p)
 	saves := ss.Effects("/api/save")
@@ -107,18 +107,18 @@ func TestMUIAutocompleteTypeToSearch(t *testing.T) {
 	p, ss := open(t, "mui")
 	muiOpenDialog(t, p)
 	grace := &engine.Target{Role: "option", Name: "Grace Hopper"}
-	run(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "Requested by"}, Value: "hop",
+	doEv(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "Requested by"}, Value: "hop",
 		Expect: []engine.Condition{
 			{Kind: vocab.CondElementExists, Target: grace},
 			// The server filtered: the other people are not offered.
 			{Kind: vocab.CondElementGone, Target: &engine.Target{Role: "option", Name: "Ada Lovelace"}},
 		}})
-	run(t, p, engine.Step{Action: vocab.ActClick, Target: grace,
+	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: grace,
 		Expect: []engine.Condition{
 			{Kind: vocab.CondValueEquals, Target: &engine.Target{Label: "Requested by"}, Value: "Grace Hopper"},
 			{Kind: vocab.CondElementGone, Target: &engine.Target{Role: "listbox"}},
 		}})
-	run(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "System"}, Value: "Wiki"})
+	doEv(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "System"}, Value: "Wiki"})
 	muiSubmit(t, p)
 	saves := ss.Effects("/api/save")
 	if len(saves) != 1 {

@@ -30,7 +30,7 @@ func TestTabsInvoicePopup(t *testing.T) {
 			t.Parallel()
 			track(t, "new tab ("+c.name+")", "plain DOM", c.interaction)
 			p, ss := open(t, "tabs")
-			res := run(t, p, engine.Step{Action: vocab.ActClick, Target: &c.opener})
+			res := doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &c.opener})
 			tab := res.Popup
 			if tab == nil {
 				t.Fatalf("StepResult.Popup is nil after the click; act: %+v", res.Act)
@@ -41,17 +41,17 @@ func TestTabsInvoicePopup(t *testing.T) {
 			if u, err := tab.URL(context.Background()); err != nil || !strings.Contains(u, "view=invoice") {
 				t.Errorf("new tab is at %q (err %v), want the invoice view", u, err)
 			}
-			run(t, tab, engine.Step{Action: vocab.ActWait, Expect: []engine.Condition{
+			doEv(t, tab, engine.Step{Action: vocab.ActWait, Expect: []engine.Condition{
 				{Kind: vocab.CondTextPresent, Text: "Total due"},
 				{Kind: vocab.CondTitleMatches, Pattern: "^Invoice 1001$"},
 			}})
-			run(t, tab, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Mark as paid"},
+			doEv(t, tab, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Mark as paid"},
 				Expect: []engine.Condition{
 					{Kind: vocab.CondTextPresent, Target: &engine.Target{Role: "status"}, Text: "Invoice 1001 paid"},
 					{Kind: vocab.CondRequestSucceeded, URL: "/api/save", Method: "POST"},
 				}})
 			// The opener is untouched: its checks still see the list.
-			run(t, p, engine.Step{Action: vocab.ActWait, Expect: []engine.Condition{
+			doEv(t, p, engine.Step{Action: vocab.ActWait, Expect: []engine.Condition{
 				{Kind: vocab.CondTextAbsent, Text: "Total due"},
 				{Kind: vocab.CondTextPresent, Text: "No bank connected"},
 			}})
@@ -76,7 +76,7 @@ func TestTabsOAuthPopup(t *testing.T) {
 	t.Parallel()
 	track(t, "popup (OAuth-style, closes itself)", "plain DOM", "authorize in a popup, the opener shows the result")
 	p, ss := open(t, "tabs")
-	res := run(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Connect bank"}})
+	res := doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Connect bank"}})
 	pop := res.Popup
 	if pop == nil {
 		t.Fatalf("StepResult.Popup is nil after the click; act: %+v", res.Act)
@@ -84,10 +84,10 @@ func TestTabsOAuthPopup(t *testing.T) {
 	if pops := p.Popups(); len(pops) != 1 || pops[0] != pop {
 		t.Errorf("the opener lists %d popups, want exactly the step's one", len(pops))
 	}
-	run(t, pop, engine.Step{Action: vocab.ActWait, Expect: []engine.Condition{{Kind: vocab.CondTextPresent, Text: "Connect your bank"}}})
-	run(t, pop, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Allow"},
+	doEv(t, pop, engine.Step{Action: vocab.ActWait, Expect: []engine.Condition{{Kind: vocab.CondTextPresent, Text: "Connect your bank"}}})
+	doEv(t, pop, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Allow"},
 		Expect: []engine.Condition{{Kind: vocab.CondRequestSucceeded, URL: "/api/save", Method: "POST"}}})
-	run(t, p, engine.Step{Action: vocab.ActWait, Expect: []engine.Condition{
+	doEv(t, p, engine.Step{Action: vocab.ActWait, Expect: []engine.Condition{
 		{Kind: vocab.CondTextPresent, Target: &engine.Target{Role: "status"}, Text: "Connected: Demo Bank"},
 	}})
 	// The popup closed itself: a step in it now fails (and says why).

@@ -49,7 +49,7 @@ func TestLyingToast(t *testing.T) {
 			}
 			p, ss := open(t, c.page)
 			if c.open != nil {
-				run(t, p, *c.open)
+				doEv(t, p, *c.open)
 			}
 			res, ee := fails(t, p, engine.Step{Action: vocab.ActClick, Target: &c.button, Expect: []engine.Condition{
 				{Kind: vocab.CondTextPresent, Text: c.toast},
@@ -72,7 +72,7 @@ func TestLyingToast(t *testing.T) {
 			}
 			// The naive macro: the toast alone, checked as a step of its own,
 			// passes over the same refused request.
-			naive := run(t, p, engine.Step{Action: vocab.ActWait, Expect: []engine.Condition{{Kind: vocab.CondTextPresent, Text: c.toast}}})
+			naive := doEv(t, p, engine.Step{Action: vocab.ActWait, Expect: []engine.Condition{{Kind: vocab.CondTextPresent, Text: c.toast}}})
 			if naive.Status != engine.Passed {
 				t.Errorf("the toast-only step is %s, want passed", naive.Status)
 			}
