@@ -739,9 +739,21 @@ func TestVerifyVisibleExistence(t *testing.T) {
 	}
 	closed := p.Verify(ctx, conds, nil)
 	want("closed", closed, Failed, Passed, Passed, Failed)
-	if got := closed[0].Actual; got != "1 match, none visible" {
+	if got := closed[0].Actual; got != "1 match, none shown" {
 		t.Errorf("element_exists actual %q, want the hidden match said", got)
 	}
 	verifyJS(t, p, `() => { document.getElementById('dlg').hidden = false }`)
 	want("open", p.Verify(ctx, conds, nil), Passed, Failed, Failed, Passed)
+
+	// A control a widget keeps visually hidden (opacity 0) inside its
+	// visible wrapper exists (element_state stays strictly visual); a
+	// display:none one does not.
+	sw := &Target{Role: "switch", Name: "Alerts"}
+	conds = []Condition{
+		{Kind: vocab.CondElementExists, Target: sw, Timeout: short},
+		{Kind: vocab.CondElementGone, Target: sw, Timeout: short},
+		{Kind: vocab.CondElementState, Target: sw, State: "hidden", Timeout: short},
+		{Kind: vocab.CondElementExists, Target: &Target{Role: "checkbox", Name: "Archived"}, Timeout: short},
+	}
+	want("visually hidden control", p.Verify(ctx, conds, nil), Passed, Failed, Passed, Failed)
 }

@@ -25,22 +25,23 @@ const CHECKS = {
   text_present: (c, base, st) => textCheck(c, st, true),
   text_absent: (c, base, st) => textCheck(c, st, false),
   // element_exists / element_gone are about what a user could see: a match
-  // counts only when it is visible (STATES.visible), so a closed dialog
-  // that stays in the DOM does not exist, and a hidden one is gone. Counting
-  // every match in the DOM is list_count_delta's job.
+  // counts only when it is shown (54_states.js: visible, or a visually
+  // hidden control in a visible wrapper), so a closed dialog that stays in
+  // the DOM does not exist, and a hidden one is gone. Counting every match
+  // in the DOM is list_count_delta's job.
   element_exists: (c) => {
     need(c, c.target, 'a target');
     const exp = 'element ' + tdesc(c) + ' exists';
     const sel = selection(c.target);
-    const shown = sel.els.filter((el) => STATES.visible(el).value);
-    if (shown.length) {
-      return pass(exp, shown.length + (shown.length === 1 ? ' visible match' : ' visible matches'), { count: sel.count, visible: shown.length, element: describe(shown[0]) });
+    const seen = sel.els.filter(shown);
+    if (seen.length) {
+      return pass(exp, seen.length + (seen.length === 1 ? ' shown match' : ' shown matches'), { count: sel.count, shown: seen.length, element: describe(seen[0]) });
     }
-    const ev = { count: sel.count, visible: 0, target: tdesc(c) };
+    const ev = { count: sel.count, shown: 0, target: tdesc(c) };
     if (sel.why) ev.error = sel.why;
     if (sel.els.length) {
       ev.hidden = describe(sel.els[0]);
-      return fail(exp, sel.els.length + (sel.els.length === 1 ? ' match' : ' matches') + ', none visible', ev);
+      return fail(exp, sel.els.length + (sel.els.length === 1 ? ' match' : ' matches') + ', none shown', ev);
     }
     return fail(exp, 'no match', ev, () => nearMisses(c.target));
   },
@@ -48,14 +49,14 @@ const CHECKS = {
     need(c, c.target, 'a target');
     const exp = 'element ' + tdesc(c) + ' gone';
     const sel = selection(c.target);
-    const shown = sel.els.filter((el) => STATES.visible(el).value);
-    if (!shown.length) {
-      const ev = { count: sel.els.length, visible: 0 };
+    const seen = sel.els.filter(shown);
+    if (!seen.length) {
+      const ev = { count: sel.els.length, shown: 0 };
       if (sel.why) ev.note = sel.why;
       if (sel.els.length) ev.note = sel.els.length + ' hidden match(es) remain in the DOM';
       return pass(exp, sel.els.length ? 'gone (hidden)' : 'gone', ev);
     }
-    return fail(exp, shown.length + (shown.length === 1 ? ' visible match' : ' visible matches'), { count: sel.els.length, visible: shown.length, element: describe(shown[0]) });
+    return fail(exp, seen.length + (seen.length === 1 ? ' shown match' : ' shown matches'), { count: sel.els.length, shown: seen.length, element: describe(seen[0]) });
   },
   value_equals: (c) => {
     need(c, c.target, 'a target');
