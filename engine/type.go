@@ -12,8 +12,8 @@ import (
 const MaxKeyDelay = time.Second
 
 // Type clicks the element to focus it (or, when it takes no focus itself,
-// its first focusable part: a sectioned field's first section), then sends
-// text one character at a
+// its first visible editable part, such as a sectioned field's first
+// section; never a button inside it), then sends text one character at a
 // time as trusted key events (CDP keyDown with the character's text, then
 // keyUp; "\n" is Enter and "\t" is Tab), pausing delay between keys. It
 // does not clear the field first: that is what Fill is for. Widgets that
@@ -65,7 +65,7 @@ func (p *Page) Type(ctx context.Context, el *Element, text string, delay time.Du
 		return a.end(errorf(CodeNotFound, "element is detached"))
 	}
 	if tgt.Via != nil {
-		a.res.note("focused through %s, the first focusable part of the element", describeCand(tgt.Via))
+		a.res.note("focused through %s, the first editable part of the element", describeCand(tgt.Via))
 	}
 	if err := a.clickRef(ctx, tgt.Ref, opt.Channel, false); err != nil {
 		return a.end(err)

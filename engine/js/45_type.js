@@ -18,31 +18,34 @@
   };
   const textOf = (el) => (isPlain(el) ? el.value : norm(el.innerText || el.textContent || ''));
 
-  const editable = (el) => el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.isContentEditable;
+  const editable = (el) => el.tagName === 'TEXTAREA' || el.isContentEditable ||
+    (el.tagName === 'INPUT' && el.type !== 'hidden' && el.getAttribute('aria-hidden') !== 'true');
   const focusable = (el) => editable(el) || el.tagName === 'SELECT' || el.tagName === 'BUTTON' ||
     (el.hasAttribute && el.hasAttribute('tabindex') && el.tabIndex >= 0);
+  // firstEditable is the first editable part inside el (tabbable ones
+  // first), visible or not: null when there is none.
+  const firstEditable = (el, visibleOnly) => {
+    let first = null, tabbable = null;
+    mk.withScan(() => mk.walk((c) => {
+      if (c === el || !editable(c) || (visibleOnly && !mk.visible(c))) return;
+      if (!first) first = c;
+      if (c.tabIndex >= 0) { tabbable = c; return false; }
+    }, el));
+    return tabbable || first;
+  };
 
   // mk.actTypeTarget picks what the focusing click goes to: the element
-  // when it takes focus itself, else the first visible focusable part
-  // inside it (a sectioned field's first section: where a person clicks to
-  // type a whole date), else the element.
+  // when it takes focus itself, else its first visible editable part (a
+  // sectioned field's first section: where a person clicks to type a whole
+  // date), else the element. Never a button inside it (a picker's opener).
   mk.actTypeTarget = (ref) => {
     const el = mk.deref(ref);
     if (!el || !el.isConnected) return {ok: false, reason: 'detached'};
     if (focusable(el)) return {ok: true, ref};
-    let first = null, firstEditable = null;
-    mk.withScan(() => mk.walk((c) => {
-      if (c === el || !mk.visible(c)) return;
-      if (!firstEditable && editable(c) && c.tabIndex >= -1) firstEditable = c;
-      if (focusable(c)) { first = c; return false; }
-    }, el));
-    const t = first || firstEditable;
+    const t = firstEditable(el, true);
     return t ? {ok: true, ref: mk.ref(t), via: mk.describe(t)} : {ok: true, ref};
   };
 
-  // mk.actTypePrep runs after the focusing click: whether focus is on the
-  // element or inside it (else it focuses the element itself), whether the
-  // element is a plain text control, and its text before typing.
   // field is what is read back: the focused part when it is a plain
   // control inside the element, else the element.
   const field = (el, f) => (f && f !== el && isPlain(f) ? f : el);
@@ -51,7 +54,10 @@
     if (!el || !el.isConnected) return {ok: false, reason: 'detached'};
     let a = deepActive();
     if (!a || !mk.contains(el, a)) {
-      if (f.focus) f.focus();
+      // The click did not focus it: focus it, or its first editable part
+      // (a sectioned field hides its sections until focused).
+      const g = focusable(f) ? f : (firstEditable(el, false) || f);
+      if (g.focus) g.focus();
       a = deepActive();
     }
     const fd = field(el, f);
