@@ -72,6 +72,7 @@ func TestSelectPathCascaders(t *testing.T) {
 			if got := res.Act.SelectedAfter; len(got) != 1 || got[0] != c.shown {
 				t.Errorf("the control displays %q, want %q (notes %v)", got, c.shown, res.Act.Notes)
 			}
+			t.Logf("path of %d levels: %s (notes %v)", len(c.path), res.Duration, res.Act.Notes)
 			do(t, p, saveStep(c.save))
 			body := onlyEffect(t, ss, "/api/save")
 			if !reflect.DeepEqual(body[c.field], c.want) {
@@ -98,6 +99,7 @@ func TestTypeSectionedDateField(t *testing.T) {
 	if len(res.Attempts) != 1 {
 		t.Errorf("%d attempts, want 1: %+v", len(res.Attempts), res.Attempts)
 	}
+	t.Logf("type of 10 keys: %s (notes %v)", res.Duration, res.Act.Notes)
 	do(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Submit"},
 		Expect: []engine.Condition{{Kind: vocab.CondRequestSucceeded, URL: "/api/save", Method: "POST"}}})
 	body := onlyEffect(t, ss, "/api/save")
@@ -116,6 +118,7 @@ func TestScrollVirtualListByDistance(t *testing.T) {
 	if res.Act.ScrollAfter == nil || res.Act.ScrollAfter.Y != 36*(row-1) {
 		t.Errorf("list scrolled to %+v, want y=%d", res.Act.ScrollAfter, 36*(row-1))
 	}
+	t.Logf("scroll by %d px: %s", 36*(row-1), res.Duration)
 	name := fmt.Sprintf("Archive ticket %d", row)
 	do(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: name},
 		Expect: []engine.Condition{{Kind: vocab.CondRequestSucceeded, URL: "/api/archive", Method: "POST"}}})
