@@ -186,6 +186,22 @@ func (f *fn) pageStep(s *spec.Step, sc *stepCtx) []jen.Code {
 		}
 		fields = append(fields, kv("Options", jen.Index().String().Values(opts...)))
 	}
+	if s.OptionsFrom != nil {
+		fields = append(fields, kv("Options", f.textList(s.OptionsFrom, sc)))
+	}
+	if len(s.SelectPath) > 0 {
+		var levels []jen.Code
+		for _, o := range s.SelectPath {
+			levels = append(levels, f.text(o, textPlain, sc))
+		}
+		fields = append(fields, kv("Path", jen.Index().String().Values(levels...)))
+	}
+	if s.SelectPathFrom != nil {
+		fields = append(fields, kv("Path", f.textList(s.SelectPathFrom, sc)))
+	}
+	if s.Delay > 0 {
+		fields = append(fields, kv("KeyDelay", duration(s.Delay)))
+	}
 	if s.Key != nil {
 		fields = append(fields, kv("Key", f.text(s.Key, textPlain, sc)))
 	}
@@ -196,7 +212,7 @@ func (f *fn) pageStep(s *spec.Step, sc *stepCtx) []jen.Code {
 		}
 		fields = append(fields, kv("Files", jen.Index().String().Values(files...)))
 	}
-	if s.Kind == spec.StepScroll && s.Target == nil {
+	if s.Kind == spec.StepScroll && s.DeltaY != 0 {
 		fields = append(fields, kv("DeltaY", jen.Lit(s.DeltaY)))
 	}
 	if len(s.Expect) > 0 {
@@ -215,16 +231,23 @@ func (f *fn) pageStep(s *spec.Step, sc *stepCtx) []jen.Code {
 	return []jen.Code{f.doCall(call)}
 }
 
-// secretText reports whether a page step types a secret (fill value, key,
-// option): the engine then redacts the value from traces.
+// textList compiles a single reference used as a list of texts (select's
+// options or path) into a []string expression.
+func (f *fn) textList(t *spec.Template, sc *stepCtx) jen.Code {
+	expr, typ := f.ref(t.Whole(), sc)
+	return f.convert(expr, typ, spec.ArrayOf(spec.Scalar(spec.KindString)), sc)
+}
+
+// secretText reports whether a page step types a secret (fill or type
+// value, key, option, path level): the engine then redacts the value from
+// traces.
 func secretText(s *spec.Step) bool {
-	if s.Value != nil && s.Value.Secret {
-		return true
+	for _, t := range []*spec.Template{s.Value, s.Key, s.OptionsFrom, s.SelectPathFrom} {
+		if t != nil && t.Secret {
+			return true
+		}
 	}
-	if s.Key != nil && s.Key.Secret {
-		return true
-	}
-	for _, o := range s.Options {
+	for _, o := range append(append([]*spec.Template(nil), s.Options...), s.SelectPath...) {
 		if o.Secret {
 			return true
 		}
@@ -608,7 +631,7 @@ func stepSummary(s *spec.Step) string {
 	switch s.Kind {
 	case spec.StepGoto:
 		return k + " " + s.URL.Raw
-	case spec.StepClick, spec.StepHover, spec.StepCheck, spec.StepUncheck, spec.StepSelect, spec.StepFill, spec.StepUpload:
+	case spec.StepClick, spec.StepHover, spec.StepCheck, spec.StepUncheck, spec.StepSelect, spec.StepFill, spec.StepType, spec.StepUpload:
 		return k + " " + targetSummary(s.Target)
 	case spec.StepPress:
 		if s.Target != nil {
@@ -616,6 +639,9 @@ func stepSummary(s *spec.Step) string {
 		}
 		return k + " " + s.Key.Raw
 	case spec.StepScroll:
+		if s.Target != nil && s.DeltaY != 0 {
+			return k + " " + targetSummary(s.Target) + " by " + strconv.FormatFloat(s.DeltaY, 'f', -1, 64)
+		}
 		if s.Target != nil {
 			return k + " to " + targetSummary(s.Target)
 		}

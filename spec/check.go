@@ -307,6 +307,23 @@ func (c *checker) text(t *Template, sc *scope, path, what string) {
 	t.Type = Scalar(KindString)
 }
 
+// textList checks a single reference used as a list of texts (select's
+// options or path): an array of strings, or any (checked at run time).
+func (c *checker) textList(t *Template, sc *scope, path, what string) {
+	if t == nil {
+		return
+	}
+	r := t.Whole()
+	rt, secret := c.ref(r, sc, path)
+	t.Secret, t.Type = secret, rt
+	switch {
+	case rt.Kind == KindAny:
+	case rt.Kind == KindArray && rt.Items != nil && (rt.Items.Kind == KindString || rt.Items.Kind == KindAny):
+	default:
+		c.errf(r.Pos, path, "%s needs a list of strings, but %s is %s", what, r, article(rt))
+	}
+}
+
 // url checks a template used as a URL: text, and no secrets.
 func (c *checker) url(t *Template, sc *scope, path, what string) {
 	c.text(t, sc, path, what)
@@ -467,11 +484,19 @@ func (c *checker) step(s *Step, sc *scope) {
 	case StepFill:
 		c.target(s.Target, sc, join(path, "target"))
 		c.text(s.Value, sc, join(path, "value"), "a fill value")
+	case StepType:
+		c.target(s.Target, sc, join(path, "target"))
+		c.text(s.Value, sc, join(path, "value"), "a typed value")
 	case StepSelect:
 		c.target(s.Target, sc, join(path, "target"))
 		for _, o := range s.Options {
 			c.text(o, sc, path, "an option")
 		}
+		c.textList(s.OptionsFrom, sc, join(path, "options"), "options")
+		for _, o := range s.SelectPath {
+			c.text(o, sc, join(path, "path"), "a path level")
+		}
+		c.textList(s.SelectPathFrom, sc, join(path, "path"), "path")
 	case StepPress:
 		if s.Target != nil {
 			c.target(s.Target, sc, join(path, "target"))

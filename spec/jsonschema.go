@@ -131,10 +131,12 @@ func buildJSONSchema() jobj {
 			s = jref("target")
 		case StepFill:
 			s = closed(jobj{"target": jref("target"), "value": jref("text")}, "target", "value")
+		case StepType:
+			s = closed(jobj{"target": jref("target"), "value": jref("text"), "delay": jref("duration")}, "target", "value")
 		case StepSelect:
-			o := closed(jobj{"target": jref("target"), "option": jref("text"),
-				"options": jobj{"type": "array", "minItems": 1, "items": jref("text")}}, "target")
-			o["oneOf"] = exactlyOne("option", "options")
+			list := anyOf(jobj{"type": "array", "minItems": 1, "items": jref("text")}, str)
+			o := closed(jobj{"target": jref("target"), "option": jref("text"), "options": list, "path": list}, "target")
+			o["oneOf"] = exactlyOne("option", "options", "path")
 			s = o
 		case StepPress:
 			s = anyOf(jref("text"), closed(jobj{"key": jref("text"), "target": jref("target")}, "key"))
@@ -143,7 +145,7 @@ func buildJSONSchema() jobj {
 				"files": anyOf(jref("text"), jobj{"type": "array", "minItems": 1, "items": jref("text")})}, "target", "files")
 		case StepScroll:
 			o := closed(jobj{"target": jref("target"), "delta_y": jobj{"type": "number"}})
-			o["oneOf"] = exactlyOne("target", "delta_y")
+			o["anyOf"] = []any{jobj{"required": []string{"target"}}, jobj{"required": []string{"delta_y"}}}
 			s = o
 		case StepWait:
 			s = anyOf(jref("condition"), jobj{"type": "array", "minItems": 1, "items": jref("condition")})

@@ -168,6 +168,7 @@ const (
 	StepGoto                = StepKind(vocab.ActGoto)
 	StepClick               = StepKind(vocab.ActClick)
 	StepFill                = StepKind(vocab.ActFill)
+	StepType                = StepKind(vocab.ActType)
 	StepSelect              = StepKind(vocab.ActSelect)
 	StepCheck               = StepKind(vocab.ActCheck)
 	StepUncheck             = StepKind(vocab.ActUncheck)
@@ -212,20 +213,32 @@ type Step struct {
 	// Path is where the step is, e.g. "steps[4].foreach.steps[0]".
 	Path string
 
-	// Target is the element of click, hover, check, uncheck, fill, select,
-	// upload, and optionally press and scroll.
+	// Target is the element of click, hover, check, uncheck, fill, type,
+	// select, upload, and optionally press and scroll.
 	Target *Target
 	// URL is goto's address.
 	URL *Template
-	// Value is fill's text.
+	// Value is fill's text, or the text type sends key by key.
 	Value *Template
+	// Delay is type's pause between two keystrokes (0: none).
+	Delay time.Duration
 	// Options are select's option labels or values (several for a multiselect).
 	Options []*Template
+	// OptionsFrom is select's options given as one reference to a list of
+	// strings (options: "{{ regions }}"); Options is then empty.
+	OptionsFrom *Template
+	// SelectPath is a cascader select's path (the spec's select.path): one
+	// option name per level, in order.
+	SelectPath []*Template
+	// SelectPathFrom is that path given as one reference to a list of
+	// strings.
+	SelectPathFrom *Template
 	// Key is press's key, e.g. "Enter" or "Control+A".
 	Key *Template
 	// Files are upload's file paths.
 	Files []*Template
-	// DeltaY is scroll's distance in CSS pixels when it has no Target.
+	// DeltaY is scroll's distance in CSS pixels (0: scroll Target into
+	// view). With a Target it scrolls the target's scrollable container.
 	DeltaY float64
 
 	Extract    *Extract    // an extract step

@@ -3,6 +3,7 @@ package spec
 import (
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/macrokit/macrokit-go/runtime/refdata"
 
@@ -15,7 +16,8 @@ var commonStepKeys = []string{"expect", "timeout", "retry"}
 // stepKeys are the keys of each step kind's mapping form.
 var stepKeys = map[StepKind][]string{
 	StepFill:       {"target", "value"},
-	StepSelect:     {"target", "option", "options"},
+	StepType:       {"target", "value", "delay"},
+	StepSelect:     {"target", "option", "options", "path"},
 	StepPress:      {"key", "target"},
 	StepUpload:     {"target", "files"},
 	StepScroll:     {"target", "delta_y"},
@@ -158,6 +160,8 @@ func (p *parser) stepBody(s *Step, n *yaml.Node, path string) {
 		switch s.Kind {
 		case StepFill:
 			p.fill(s, m)
+		case StepType:
+			p.typeStep(s, m)
 		case StepSelect:
 			p.selectStep(s, m)
 		case StepUpload:
@@ -212,32 +216,68 @@ func (p *parser) fill(s *Step, m *mapping) {
 	}
 }
 
+// MaxKeyDelay bounds type's pause between keystrokes.
+const MaxKeyDelay = time.Second
+
+func (p *parser) typeStep(s *Step, m *mapping) {
+	p.fill(s, m)
+	if s.Value != nil && s.Value.IsLiteral() && s.Value.Raw == "" {
+		p.errf(m.get("value"), m.sub("value"), "type needs text to send (to empty a field, use fill with value: \"\")")
+	}
+	if dn := m.get("delay"); dn != nil {
+		if d, ok := p.duration(dn, m.sub("delay")); ok {
+			if d > MaxKeyDelay {
+				p.errf(dn, m.sub("delay"), "delay is the pause between two keystrokes: at most %s, got %s", MaxKeyDelay, d)
+			}
+			s.Delay = d
+		}
+	}
+}
+
 func (p *parser) selectStep(s *Step, m *mapping) {
 	if m.require("target") {
 		s.Target = p.target(m.get("target"), m.sub("target"))
 	}
-	switch opts := m.present("option", "options"); len(opts) {
-	case 0:
-		p.errf(m.node, m.path, `missing required key "option" (or "options" for a multiselect)`)
-	case 2:
+	switch keys := m.present("option", "options", "path"); {
+	case len(keys) == 0:
+		p.errf(m.node, m.path, `missing required key "option" (or "options" for a multiselect, "path" for a cascader)`)
+	case m.has("path") && len(keys) > 1:
+		p.at(m.keyPos("path"), m.path, "path picks one option per level of a cascader; it cannot be used with %s", andList(keys[:len(keys)-1]))
+	case len(keys) == 2:
 		p.at(m.keyPos("options"), m.path, "use either option or options, not both")
+	case keys[0] == "option":
+		if t := p.template(m.get("option"), m.sub("option")); t != nil {
+			s.Options = []*Template{t}
+		}
+	case keys[0] == "options":
+		s.Options, s.OptionsFrom = p.textList(m.get("options"), m.sub("options"), "options", "option")
 	default:
-		if opts[0] == "option" {
-			if t := p.template(m.get("option"), m.sub("option")); t != nil {
-				s.Options = []*Template{t}
-			}
-			return
+		s.SelectPath, s.SelectPathFrom = p.textList(m.get("path"), m.sub("path"), "path", "level")
+	}
+}
+
+// textList reads a non-empty list of texts, or one {{ reference }} to a
+// list (checked to be a list of strings by the checker).
+func (p *parser) textList(n *yaml.Node, path, key, item string) ([]*Template, *Template) {
+	if n := resolve(n); n != nil && n.Kind == yaml.ScalarNode && !isNull(n) {
+		t := p.template(n, path)
+		if t != nil && t.Whole() == nil {
+			p.errf(n, path, "%s takes a list ([a, b]) or a single {{ reference }} to a list of strings, e.g. \"{{ %ss }}\"", key, item)
+			return nil, nil
 		}
-		items, ok := p.list(m.get("options"), m.sub("options"))
-		if ok && len(items) == 0 {
-			p.errf(m.get("options"), m.sub("options"), "options needs at least one option")
-		}
-		for i, it := range items {
-			if t := p.template(it, index(m.sub("options"), i)); t != nil {
-				s.Options = append(s.Options, t)
-			}
+		return nil, t
+	}
+	items, ok := p.list(n, path)
+	if ok && len(items) == 0 {
+		p.errf(n, path, "%s needs at least one %s", key, item)
+	}
+	var out []*Template
+	for i, it := range items {
+		if t := p.template(it, index(path, i)); t != nil {
+			out = append(out, t)
 		}
 	}
+	return out, nil
 }
 
 func (p *parser) upload(s *Step, m *mapping) {
@@ -266,11 +306,8 @@ func (p *parser) upload(s *Step, m *mapping) {
 }
 
 func (p *parser) scroll(s *Step, m *mapping) {
-	switch len(m.present("target", "delta_y")) {
-	case 0:
-		p.errf(m.node, m.path, "scroll needs target (scroll it into view) or delta_y (pixels, negative for up)")
-	case 2:
-		p.at(m.keyPos("delta_y"), m.path, "use either target or delta_y, not both")
+	if len(m.present("target", "delta_y")) == 0 {
+		p.errf(m.node, m.path, "scroll needs target (scroll it into view), delta_y (scroll the page by pixels, negative for up) or both (scroll the target's own scroller)")
 	}
 	if tn := m.get("target"); tn != nil {
 		s.Target = p.target(tn, m.sub("target"))
