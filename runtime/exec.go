@@ -73,7 +73,8 @@ type Exec struct {
 	mu      sync.Mutex
 	page    *engine.Page
 	tabs    map[string]*tab // the pages steps opened, by name (root only)
-	front   *engine.Page    // the tab in front (nil: the main one, never switched)
+	front   *engine.Page    // the tab in front (nil: the main one, until a tab opens)
+	unsure  bool            // which tab is in front is not known (the front one closed)
 	release func()
 	steps   []StepRecord
 	data    map[string]any

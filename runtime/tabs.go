@@ -87,9 +87,9 @@ func (x *Exec) tabPage(ctx context.Context, name string) (*engine.Page, error) {
 		p = t.page
 	}
 	root.mu.Lock()
-	front := root.front
+	front, unsure := root.front, root.unsure
 	root.mu.Unlock()
-	if front == p || (front == nil && name == MainTab) {
+	if !unsure && (front == p || (front == nil && name == MainTab)) {
 		return p, nil
 	}
 	// A tab behind another is hidden and gets no frames: bring it to the
@@ -98,7 +98,7 @@ func (x *Exec) tabPage(ctx context.Context, name string) (*engine.Page, error) {
 		return nil, err
 	}
 	root.mu.Lock()
-	root.front = p
+	root.front, root.unsure = p, false
 	root.mu.Unlock()
 	return p, nil
 }
@@ -195,6 +195,14 @@ func (x *Exec) DoIn(ctx context.Context, path string, ts TabStep, step engine.St
 		rec.Duration = time.Since(start)
 		return x.fail(ctx, rec, err)
 	}
+	if ts.Opens == "" && res != nil && res.Popup != nil {
+		// A popup the spec does not name still comes to the front: the
+		// next step in this tab brings it back first.
+		root := x.root()
+		root.mu.Lock()
+		root.front, root.unsure = res.Popup, false
+		root.mu.Unlock()
+	}
 	if ts.Opens != "" {
 		np := res.Popup
 		if np == nil {
@@ -266,7 +274,7 @@ func (x *Exec) bindTab(name string, p *engine.Page, opener string) {
 		root.tabs = map[string]*tab{}
 	}
 	root.tabs[name] = &tab{page: p, opener: opener}
-	root.front = p // a new tab opens in front
+	root.front, root.unsure = p, false // a new tab opens in front
 }
 
 // tabFail fails a step whose tab could not be used: a *CallError (no
@@ -306,6 +314,9 @@ func (x *Exec) CloseTab(ctx context.Context, path, name string) error {
 	root.mu.Lock()
 	if t.closedBy == "" {
 		t.closedBy = path
+	}
+	if root.front == t.page {
+		root.unsure = true // the browser picks the tab that comes to the front
 	}
 	root.mu.Unlock()
 	rec.Duration = time.Since(start)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -164,17 +163,11 @@ func TestTabs(t *testing.T) {
 		return nil, nil
 	})
 	if !out.OK {
-		for _, s := range out.Steps {
-			t.Logf("%s %s %s %v %v %+v", s.Path, s.Kind, s.Tab, s.Duration.Round(time.Millisecond), s.Detail, s.Checks)
-		}
 		t.Fatalf("run failed: %+v\n%+v", out.Error, out.Error.Step)
 	}
 	_ = log.Close()
 	for _, s := range out.Steps {
-		t.Logf("%s %s %s %v %v", s.Path, s.Kind, s.Tab, s.Duration.Round(time.Millisecond), s.Detail)
-		for _, c := range s.Checks {
-			t.Logf("   %s %s %s %s %v", c.Kind, c.Status, c.Actual, c.Duration, c.Evidence["tab"])
-		}
+		t.Logf("%s %s in %s: %v", s.Path, s.Kind, s.Tab, s.Duration.Round(time.Millisecond))
 	}
 	want := []string{"main", "main", "invoice", "invoice", "main", "invoice", "main", "invoice", "main", "auth", "main", "auth"}
 	if len(out.Steps) != len(want) {
@@ -222,14 +215,27 @@ func TestTabs(t *testing.T) {
 			t.Errorf("log: %+v, want %s in %s", st, out.Steps[i].Path, want[i])
 		}
 	}
-	b2, _ := json.Marshal(res.Verification.Checks)
-	if !strings.Contains(string(b2), `"step":"steps[1]","tab":"invoice"`) && !strings.Contains(string(b2), `"tab":"invoice"`) {
-		t.Errorf("log checks carry no tab: %s", b2)
+	// Its checks name the tab they ran in.
+	var checks []struct{ Step, Kind, Tab string }
+	raw, _ := json.Marshal(res.Verification.Checks)
+	if err := json.Unmarshal(raw, &checks); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range checks {
+		got[c.Step+" "+c.Kind] = c.Tab
+	}
+	for k, tab := range map[string]string{"steps[1] text_present": "invoice", "steps[1] url_matches": "main", "steps[2] request_succeeded": "invoice",
+		"steps[9] text_present": "main", "steps[10] text_present": "main"} {
+		if got[k] != tab {
+			t.Errorf("log check %s in tab %q, want %q (%s)", k, got[k], tab, raw)
+		}
 	}
 }
 
 // TestTabsFailures: a step that opens nothing, a step addressed to a popup
-// that closed itself, and a tab never opened fail with typed codes, fast.
+// that closed itself, a check addressed to the wrong tab and a tab never
+// opened fail with typed codes.
 func TestTabsFailures(t *testing.T) {
 	b := launch(t)
 	site := newTabsSite(t)
@@ -253,6 +259,12 @@ func TestTabsFailures(t *testing.T) {
 			_, err := x.Extract(ctx, "steps[3]", engine.Target{Role: "heading"}, engine.Field{Text: true}, StepOptions{Tab: "auth"})
 			return err
 		}, engine.CodePageClosed},
+		// The invoice's text is in the new tab, not in the opener: a
+		// check addressed to the opener must not see it.
+		{"check in the other tab", func(ctx context.Context, x *Exec) error {
+			return x.DoIn(ctx, "steps[1]", TabStep{Opens: "invoice", Expect: []TabCondition{{Tab: MainTab, Cond: engine.Condition{Kind: vocab.CondTextPresent, Text: "Invoice 42", Timeout: 300 * time.Millisecond}}}},
+				engine.Step{Action: vocab.ActClick, Target: click("link", "Open invoice 42")})
+		}, engine.CodeCheckFailed},
 		{"never opened", func(ctx context.Context, x *Exec) error {
 			return x.DoIn(ctx, "steps[1]", TabStep{In: "invoice"}, engine.Step{Action: vocab.ActClick, Target: click("button", "Refresh")})
 		}, engine.CodeInvalid},
