@@ -187,8 +187,12 @@ func (x *Exec) DoIn(ctx context.Context, path string, ts TabStep, step engine.St
 		// opener and closes). When the action reached it, the step did its
 		// work; the conditions in other tabs say whether it worked.
 		rec.Detail["tab_closed"] = true
-		if err != nil && len(step.Expect) == 0 && res != nil && res.Act != nil {
+		switch {
+		case err == nil:
+		case len(step.Expect) == 0 && res != nil && res.Act != nil:
 			err = nil
+		default:
+			err = &engine.Error{Code: engine.CodePageClosed, Msg: fmt.Sprintf("tab %q closed itself during the step, before the step's checks there passed (address them to the opener: tab: %s)", in, x.opener(in)), Err: err}
 		}
 	}
 	if err != nil {
@@ -275,6 +279,17 @@ func (x *Exec) bindTab(name string, p *engine.Page, opener string) {
 	}
 	root.tabs[name] = &tab{page: p, opener: opener}
 	root.front, root.unsure = p, false // a new tab opens in front
+}
+
+// opener is the name of the tab the named tab was opened from.
+func (x *Exec) opener(name string) string {
+	root := x.root()
+	root.mu.Lock()
+	defer root.mu.Unlock()
+	if t := root.tabs[name]; t != nil {
+		return t.opener
+	}
+	return MainTab
 }
 
 // tabFail fails a step whose tab could not be used: a *CallError (no
