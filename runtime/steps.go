@@ -456,7 +456,7 @@ func (x *Exec) PageCond(ctx context.Context, path string, c engine.Condition) (b
 
 // PageCondIn is PageCond in the named tab.
 func (x *Exec) PageCondIn(ctx context.Context, path, tab string, c engine.Condition) (bool, error) {
-	p, err := x.tabPage(ctx, tab)
+	p, err := x.checkPage(ctx, tab)
 	if err != nil {
 		return false, x.tabFail(ctx, StepRecord{Path: path, Kind: "if", Tab: tabName(tab)}, err)
 	}

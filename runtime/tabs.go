@@ -65,31 +65,39 @@ func (x *Exec) root() *Exec {
 	return r
 }
 
-// tabPage returns the page of the named tab: the call's page for MainTab,
-// else the page a step opened under that name. A tab that closed (itself,
-// or by close_tab) or was never opened is an *engine.Error.
-func (x *Exec) tabPage(ctx context.Context, name string) (*engine.Page, error) {
+// checkPage returns the page of the named tab, for checks: the call's page
+// for MainTab, else the page a step opened under that name. A tab that
+// closed (itself, or by close_tab) or was never opened is an
+// *engine.Error.
+func (x *Exec) checkPage(ctx context.Context, name string) (*engine.Page, error) {
 	name = tabName(name)
-	root := x.root()
-	var p *engine.Page
 	if name == MainTab {
-		var err error
-		if p, err = x.Page(ctx); err != nil {
-			return nil, err
-		}
-	} else {
-		root.mu.Lock()
-		t := root.tabs[name]
-		root.mu.Unlock()
-		if err := t.usable(ctx, name); err != nil {
-			return nil, err
-		}
-		p = t.page
+		return x.Page(ctx)
 	}
+	root := x.root()
+	root.mu.Lock()
+	t := root.tabs[name]
+	root.mu.Unlock()
+	if err := t.usable(ctx, name); err != nil {
+		return nil, err
+	}
+	return t.page, nil
+}
+
+// tabPage returns the page of the named tab for a step that runs in it
+// (checkPage), in front. Checks in other tabs leave the front tab alone:
+// they wait on DOM mutations and network events, which a hidden tab still
+// gets.
+func (x *Exec) tabPage(ctx context.Context, name string) (*engine.Page, error) {
+	p, err := x.checkPage(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	root := x.root()
 	root.mu.Lock()
 	front, unsure := root.front, root.unsure
 	root.mu.Unlock()
-	if !unsure && (front == p || (front == nil && name == MainTab)) {
+	if !unsure && (front == p || (front == nil && tabName(name) == MainTab)) {
 		return p, nil
 	}
 	// A tab behind another is hidden and gets no frames: bring it to the
@@ -154,7 +162,7 @@ func (x *Exec) DoIn(ctx context.Context, path string, ts TabStep, step engine.St
 		if n == ts.Opens {
 			continue // it does not exist yet: its checks read it as it opens
 		}
-		tp, err := x.tabPage(ctx, n)
+		tp, err := x.checkPage(ctx, n)
 		if err == nil {
 			bases[n], err = tp.Baseline(ctx, by[n])
 		}
@@ -247,7 +255,7 @@ func (x *Exec) verifyTabs(ctx context.Context, names []string, by map[string][]e
 	var out []engine.CheckResult
 	var bad []string
 	for _, n := range names {
-		tp, err := x.tabPage(ctx, n)
+		tp, err := x.checkPage(ctx, n)
 		if err != nil {
 			return out, err
 		}
@@ -345,7 +353,7 @@ func (x *Exec) BaselineIn(ctx context.Context, path string, conds []TabCondition
 	names, by := groupTabs(conds)
 	b := &TabBaseline{bases: map[string]*engine.Baseline{}}
 	for _, n := range names {
-		tp, err := x.tabPage(ctx, n)
+		tp, err := x.checkPage(ctx, n)
 		if err == nil {
 			b.bases[n], err = tp.Baseline(ctx, by[n])
 		}
