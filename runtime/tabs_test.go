@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -293,5 +294,41 @@ func TestTabsFailures(t *testing.T) {
 			}
 			t.Logf("%s: %s in %v", tc.name, out.Error.Message, time.Since(start).Round(time.Millisecond))
 		})
+	}
+}
+
+// TestTabsSingleTabLog: a run that stays in the main tab logs as before
+// tabs existed (no tabs field, no tab on its checks), though its steps'
+// evidence says main.
+func TestTabsSingleTabLog(t *testing.T) {
+	b := launch(t)
+	site := newTabsSite(t)
+	log, err := sessionlog.Open(t.TempDir(), "one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Dispatcher{Pages: ContextPages(b), Log: log}
+	out := runMacro(t, d, "", nil, `{}`, func(ctx context.Context, x *Exec, _ json.RawMessage) (any, error) {
+		if err := x.Do(ctx, "steps[0]", engine.Step{Action: vocab.ActGoto, URL: site.srv.URL + "/"}); err != nil {
+			return nil, err
+		}
+		return nil, x.Do(ctx, "steps[1]", engine.Step{Action: vocab.ActWait, Expect: []engine.Condition{text("Orders")}})
+	})
+	_ = log.Close()
+	if !out.OK || len(out.Steps) != 2 || out.Steps[1].Tab != MainTab {
+		t.Fatalf("outcome: %+v %+v", out.Error, out.Steps)
+	}
+	sess, err := sessionlog.ReadFile(log.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range sess.Records {
+		if r.Type != sessionlog.RecToolResult {
+			continue
+		}
+		raw, _ := json.Marshal(r)
+		if r.Tabs != nil || bytes.Contains(raw, []byte(`"tab"`)) {
+			t.Errorf("single-tab record mentions tabs: %s", raw)
+		}
 	}
 }
