@@ -35,7 +35,9 @@ const tabsOpener = `<!doctype html><title>Back office</title>
 <script>
 addEventListener('message', (e) => {
   if (e.origin !== location.origin || !e.data || !e.data.user) return;
-  document.getElementById('status').textContent = 'Signed in as ' + e.data.user;
+  const st = document.getElementById('status');
+  st.textContent = 'Signed in as ' + e.data.user;
+  st.dataset.signins = String(Number(st.dataset.signins || 0) + 1);
 });
 </script>`
 
@@ -155,6 +157,14 @@ func TestTabs(t *testing.T) {
 					text("Signed in as ada"), {Kind: vocab.CondURLMatches, Pattern: home}}})
 			},
 			func() error { return x.CloseTab(ctx, "steps[11]", "auth") },
+			// The popup posted back exactly once: Allow was clicked once.
+			func() error {
+				v, err := x.Extract(ctx, "steps[12]", engine.Target{CSS: "#status"}, engine.Field{Attr: "data-signins"}, StepOptions{})
+				if err == nil && v != "1" {
+					t.Errorf("the opener received %s sign-ins, want 1", v)
+				}
+				return err
+			},
 		}
 		for _, s := range steps {
 			if err := s(); err != nil {
@@ -170,7 +180,7 @@ func TestTabs(t *testing.T) {
 	for _, s := range out.Steps {
 		t.Logf("%s %s in %s: %v", s.Path, s.Kind, s.Tab, s.Duration.Round(time.Millisecond))
 	}
-	want := []string{"main", "main", "invoice", "invoice", "main", "invoice", "main", "invoice", "main", "auth", "main", "auth"}
+	want := []string{"main", "main", "invoice", "invoice", "main", "invoice", "main", "invoice", "main", "auth", "main", "auth", "main"}
 	if len(out.Steps) != len(want) {
 		t.Fatalf("steps: %+v", out.Steps)
 	}
