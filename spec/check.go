@@ -44,12 +44,15 @@ type checker struct {
 	prims    map[string]bool
 	sites    []callSite
 	cur      *Step
+	tabSites map[string][]tabSite // the steps that open each tab
 }
 
-// scope holds the variables visible in a block of steps.
+// scope holds the variables visible in a block of steps, and what the
+// block knows about tabs.
 type scope struct {
 	parent *scope
 	names  map[string]*Var
+	tabs   map[string]tabState
 }
 
 func (sc *scope) lookup(name string) *Var {
@@ -73,7 +76,7 @@ func (sc *scope) visible() []string {
 
 func newChecker(s *Spec, r *reporter, e *env) *checker {
 	return &checker{s: s, r: r, env: e, params: map[string]*Property{}, vars: map[string]*Var{},
-		defs: map[string][]def{}, envNames: map[string]bool{}, calls: map[string]bool{}, prims: map[string]bool{}}
+		defs: map[string][]def{}, envNames: map[string]bool{}, calls: map[string]bool{}, prims: map[string]bool{}, tabSites: map[string][]tabSite{}}
 }
 
 func (c *checker) errf(pos Pos, path, format string, args ...any) {
@@ -90,6 +93,7 @@ func (c *checker) check() {
 		}
 	}
 	c.collectDefs(s.Steps)
+	c.collectTabs(s.Steps)
 	root := &scope{names: map[string]*Var{}}
 	c.steps(s.Steps, root)
 	if s.Returns != nil && s.Result != nil {
@@ -475,6 +479,8 @@ func (c *checker) step(s *Step, sc *scope) {
 	c.cur = s
 	defer func() { c.cur = prev }()
 	path := join(s.Path, string(s.Kind))
+	c.tabs(s, sc)
+	defer c.openTab(s, sc)
 	var defs []pending
 	switch s.Kind {
 	case StepGoto:

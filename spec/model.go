@@ -13,6 +13,10 @@ const FormatVersion = 1
 // MaxForeach is the largest `foreach.max` a spec may declare.
 const MaxForeach = 1000
 
+// MainTab is the name of a macro call's first page; a step that opens a
+// tab names it (`opens`).
+const MainTab = "main"
+
 // MaxRetry is the largest `retry` a step may declare.
 const MaxRetry = 5
 
@@ -179,6 +183,7 @@ const (
 	StepWait                = StepKind(vocab.ActWait)
 	StepExtract    StepKind = "extract"
 	StepScreenshot StepKind = "screenshot"
+	StepCloseTab   StepKind = "close_tab"
 	StepHTTP       StepKind = "http"
 	StepSet        StepKind = "set"
 	StepAssert     StepKind = "assert"
@@ -191,7 +196,7 @@ const (
 
 // stepKinds lists every step kind in documentation order: the page actions,
 // then the rest.
-var stepKinds = append(pageKinds(), StepExtract, StepScreenshot, StepHTTP,
+var stepKinds = append(pageKinds(), StepExtract, StepScreenshot, StepCloseTab, StepHTTP,
 	StepSet, StepAssert, StepCall, StepPrimitive, StepLookup, StepForeach, StepIf)
 
 func pageKinds() []StepKind {
@@ -240,6 +245,15 @@ type Step struct {
 	// DeltaY is scroll's distance in CSS pixels (0: scroll Target into
 	// view). With a Target it scrolls the target's scrollable container.
 	DeltaY float64
+	// Opens names the tab or popup a click or press opens ("": none);
+	// OpensPos is where the name is.
+	Opens    string
+	OpensPos Pos
+	// Tab is the tab a page step, extract or screenshot runs in ("": the
+	// main tab); TabPos is where the name is. For close_tab, the tab it
+	// closes.
+	Tab    string
+	TabPos Pos
 
 	Extract    *Extract    // an extract step
 	Screenshot *Screenshot // a screenshot step
@@ -308,7 +322,11 @@ type Condition struct {
 	Status int    // request_succeeded: the status, or 0 for any 2xx
 	// Timeout for this check (0: the runtime default).
 	Timeout time.Duration
-	Pos     Pos // the condition's position
+	// Tab is the tab the condition checks ("": the step's tab); TabPos is
+	// where the name is.
+	Tab    string
+	TabPos Pos
+	Pos    Pos // the condition's position
 
 	path string // for diagnostics, e.g. "steps[2].expect[0].text_present"
 }

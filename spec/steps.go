@@ -11,14 +11,15 @@ import (
 )
 
 // commonStepKeys may appear on any step.
-var commonStepKeys = []string{"expect", "timeout", "retry"}
+var commonStepKeys = []string{"expect", "timeout", "retry", "tab"}
 
 // stepKeys are the keys of each step kind's mapping form.
 var stepKeys = map[StepKind][]string{
+	StepClick:      {"target", "opens"},
 	StepFill:       {"target", "value"},
 	StepType:       {"target", "value", "delay"},
 	StepSelect:     {"target", "option", "options", "path"},
-	StepPress:      {"key", "target"},
+	StepPress:      {"key", "target", "opens"},
 	StepUpload:     {"target", "files"},
 	StepScroll:     {"target", "delta_y"},
 	StepExtract:    {"target", "text", "value", "attr", "count", "all", "rows", "max", "into"},
@@ -98,6 +99,15 @@ func (p *parser) step(n *yaml.Node, path string) *Step {
 	if tn := m.get("timeout"); tn != nil {
 		s.Timeout, _ = p.duration(tn, m.sub("timeout"))
 	}
+	if tn := m.get("tab"); tn != nil {
+		if tabKinds(s.Kind) {
+			s.Tab, s.TabPos = p.tabName(tn, m.sub("tab"))
+		} else if s.Kind == StepCloseTab {
+			p.at(m.keyPos("tab"), m.sub("tab"), "close_tab names the tab it closes (close_tab: invoice); remove tab")
+		} else {
+			p.at(m.keyPos("tab"), m.sub("tab"), "tab applies to page steps, extract and screenshot; a condition takes its own tab: key ({text_present: {text: Paid, tab: invoice}})")
+		}
+	}
 	if rn := m.get("retry"); rn != nil {
 		if r, ok := p.integer(rn, m.sub("retry")); ok {
 			if r < 0 || r > MaxRetry {
@@ -117,8 +127,25 @@ func (p *parser) stepBody(s *Step, n *yaml.Node, path string) {
 		if s.URL != nil && s.URL.Raw == "" {
 			p.errf(n, path, "goto needs a URL")
 		}
-	case StepClick, StepHover, StepCheck, StepUncheck:
+	case StepClick:
+		if !hasKey(n, "target") {
+			s.Target = p.target(n, path)
+			return
+		}
+		// The long form: {target, opens}.
+		m := p.mapping(n, path, stepKeys[StepClick])
+		if m.require("target") {
+			s.Target = p.target(m.get("target"), m.sub("target"))
+		}
+		p.opens(s, m)
+	case StepHover, StepCheck, StepUncheck:
+		if hasKey(n, "opens") {
+			p.errf(n, path, "opens applies to click and press, the actions that open tabs; %s takes the target itself", s.Kind)
+			return
+		}
 		s.Target = p.target(n, path)
+	case StepCloseTab:
+		s.Tab, s.TabPos = p.tabName(n, path)
 	case StepWait:
 		n = resolve(n)
 		if n != nil && n.Kind == yaml.MappingNode {
@@ -146,6 +173,7 @@ func (p *parser) stepBody(s *Step, n *yaml.Node, path string) {
 		if tn := m.get("target"); tn != nil {
 			s.Target = p.target(tn, m.sub("target"))
 		}
+		p.opens(s, m)
 	case StepScreenshot:
 		s.Screenshot = p.screenshot(n, path)
 	case StepSet:
@@ -183,6 +211,43 @@ func (p *parser) stepBody(s *Step, n *yaml.Node, path string) {
 		case StepIf:
 			s.If = p.ifStep(m)
 		}
+	}
+}
+
+// tabKinds reports whether steps of kind k may run in a named tab.
+func tabKinds(k StepKind) bool {
+	return k.IsPageAction() || k == StepExtract || k == StepScreenshot
+}
+
+// tabName reads a tab's name: snake_case, like a variable.
+func (p *parser) tabName(n *yaml.Node, path string) (string, Pos) {
+	s, ok := p.name(n, path)
+	pos := p.pos(resolve(n))
+	if !ok {
+		return "", pos
+	}
+	if strings.Contains(s, "{{") {
+		p.errf(n, path, "a tab name is literal, not a template: name the tab (e.g. invoice)")
+		return "", pos
+	}
+	if !snakeRE.MatchString(s) {
+		p.errf(n, path, "tab name %q must be snake_case: a lower-case letter, then lower-case letters, digits or underscores", s)
+		return "", pos
+	}
+	return s, pos
+}
+
+// opens reads the opens key of a click or press: the name of the tab the
+// action opens.
+func (p *parser) opens(s *Step, m *mapping) {
+	on := m.get("opens")
+	if on == nil {
+		return
+	}
+	s.Opens, s.OpensPos = p.tabName(on, m.sub("opens"))
+	if s.Opens == MainTab {
+		p.errf(on, m.sub("opens"), "%q is the first page's tab; name the tab this step opens something else (e.g. invoice)", MainTab)
+		s.Opens = ""
 	}
 }
 
