@@ -88,11 +88,10 @@ func TestTypeSectionedDateField(t *testing.T) {
 	p, ss := open(t, "mui")
 	do(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Request access"}})
 	do(t, p, engine.Step{Action: vocab.ActFill, Target: &engine.Target{Label: "System"}, Value: "Billing"})
-	// The field a user writes into is the group MUI labels "Access expires".
-	// Today that name also matches the aria-hidden <fieldset> drawing the
-	// outline (and {label: "Access expires"} the hidden input): nth: 0 picks
-	// the field until grounding skips aria-hidden elements (another branch).
-	field := &engine.Target{Role: "group", Name: "Access expires", Nth: new(int)}
+	// The label names the sectioned group, its hidden input and the
+	// outline's <fieldset>: the engine narrows it to the group a user types
+	// into.
+	field := &engine.Target{Label: "Access expires"}
 	// The sections render on separate lines ("2027-", "03-", "15"), so no
 	// text condition sees the whole date: the saved body is the proof.
 	res := do(t, p, engine.Step{Action: vocab.ActType, Target: field, Value: "2027-03-15"})
