@@ -23,7 +23,7 @@ type pick struct {
 // save button, and the fields the saved body must hold.
 type selectCase struct {
 	widget, interaction string
-	fill                []pick         // fields filled first (options[0] is the value; nil: "Test")
+	fill                []pick // fields filled first (options[0] is the value; nil: "Test")
 	picks               []pick
 	save                string         // the save button's name
 	want                map[string]any // fields of the saved body
