@@ -73,6 +73,8 @@ const (
 	mkActFiles     agentFn = "actFiles"
 	// js/44_press.js
 	mkActDomKey agentFn = "actDomKey"
+	// js/45_scrollprobe.js
+	mkScrollProbe agentFn = "scrollProbe"
 	// js/56_wait.js
 	mkWaitChecks     agentFn = "waitChecks"
 	mkVerifyCancel   agentFn = "verifyCancel"
