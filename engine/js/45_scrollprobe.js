@@ -28,26 +28,47 @@
     for (const c of el.children) if (c.children.length > 1) group(c);
     return best;
   };
-  // scrollers lists the visible scrollable containers, those holding
-  // repeated rows first (most rows, then largest), then the page, then the
-  // rest by area.
-  const scrollers = () => {
-    const out = [];
-    mk.walk((el) => {
-      if (el === page() || el === document.body || !scrollsY(el) || !mk.visible(el)) return;
-      const b = mk.rect(el);
-      out.push({el, rows: rowCount(el), area: b.width * b.height});
-    });
-    out.sort((a, b) => ((b.rows >= 3) - (a.rows >= 3)) || (b.rows >= 3 && a.rows >= 3 ? b.rows - a.rows : 0) || b.area - a.area);
-    const pg = page();
-    const list = out.filter((s) => s.rows >= 3).map((s) => s.el);
-    if (pg.scrollHeight > winOf(pg).innerHeight + 4) list.push(pg);
-    for (const s of out) if (s.rows < 3) list.push(s.el);
-    return list;
+  // likeness is how much an element resembles the target (0 to 1): its
+  // name's similarity when it has the target's role, its text's for a
+  // text target.
+  const likeness = (el, t) => {
+    if (t.role) return mk.role(el) === t.role && t.name && !/^\/.*\/[a-z]*$/.test(t.name) ? mk.sim(mk.name(el), t.name) : 0;
+    if (t.text && el.childElementCount === 0) return mk.sim(norm(el.textContent), t.text);
+    return 0;
   };
+  // scrollers lists the visible scrollable containers and the page, in the
+  // order they are probed: the one holding the element most like the
+  // target (a near miss: "Open row 12" for "Open row 1500") first, then
+  // those holding repeated rows (most rows), then the page, then the rest
+  // by area.
+  const scrollers = (t) => mk.withScan(() => {
+    const out = [];
+    const pg = page();
+    mk.walk((el) => {
+      if (el === pg || el === document.body || !scrollsY(el) || !mk.visible(el)) return;
+      const b = mk.rect(el);
+      out.push({el, rows: rowCount(el), area: b.width * b.height, like: 0});
+    });
+    const pageEntry = {el: pg, rows: 0, area: 0, like: 0, page: true};
+    if (pg.scrollHeight > winOf(pg).innerHeight + 4) out.push(pageEntry);
+    const by = new Map(out.map((s) => [s.el, s]));
+    let n = 0;
+    mk.walk((el) => {
+      if (++n > 5000) return false;
+      const l = likeness(el, t);
+      if (l <= 0) return;
+      let s = null;
+      for (let c = mk.composedParent(el); c && !s; c = mk.composedParent(c)) s = by.get(c) || null;
+      s = s || (by.has(pg) ? pageEntry : null);
+      if (s && l > s.like) s.like = l;
+    });
+    const rank = (s) => (s.rows >= 3 ? 2 : 0) + (s.page ? 1 : 0);
+    out.sort((a, b) => (Math.round(b.like * 5) - Math.round(a.like * 5)) || (rank(b) - rank(a)) || (b.rows - a.rows) || (b.area - a.area));
+    return out.map((s) => s.el);
+  });
   // rendered resolves once the scroller's content changed after a scroll
   // (and one more task turn for the framework to finish), or after quiet ms.
-  const rendered = (s, quiet) => new Promise((resolve) => {
+  const rendered = (s, quiet, deadline) => new Promise((resolve) => {
     let done = false, changed = false;
     const root = s === page() ? document : s;
     // A framework commits a render in one go: the first mutation record
@@ -58,7 +79,7 @@
     });
     const finish = () => { if (done) return; done = true; mo.disconnect(); resolve(changed); };
     mo.observe(root, {subtree: true, childList: true, attributes: true, characterData: true});
-    setTimeout(finish, quiet);
+    setTimeout(finish, Math.max(0, Math.min(quiet, deadline - performance.now())));
   });
   // stepOf is how far the next page is: 0.9 of the view, or, when the
   // scroller renders rows past its view (a virtualized list's overscan),
@@ -94,20 +115,32 @@
       const r = mk.count(t);
       return r.ok && r.count > 0;
     };
+    // found brings the match into its scroller's view: a virtualized list
+    // renders rows past its view (overscan), clipped, where a click would
+    // land on whatever is below.
+    const found = async (s, steps) => {
+      let el = null;
+      try { el = mk.match(t)[0] || null; } catch (_) { el = null; }
+      if (el) {
+        el.scrollIntoView({block: 'center', inline: 'nearest', behavior: 'instant'});
+        await rendered(s, 80, performance.now() + 80);
+      }
+      return {found: true, steps, scroller: mk.describe(s)};
+    };
     if (matches()) return {found: true, steps: 0};
     let steps = 0;
     const restore = [];
-    for (const s of scrollers().slice(0, 4)) {
+    for (const s of scrollers(t).slice(0, 4)) {
       const start = s.scrollTop;
       restore.push([s, start]);
-      const quiet = s === page() ? 200 : 80;
+      const quiet = s === page() ? 60 : 80;
       let idle = 0;
       for (const wrap of [false, true]) {
         if (wrap) {
           if (start <= 0) break;
           scrollTo(s, 0);
-          await rendered(s, quiet);
-          if (matches()) return {found: true, steps, scroller: mk.describe(s)};
+          await rendered(s, quiet, deadline);
+          if (matches()) return found(s, steps);
         }
         for (;;) {
           if (performance.now() >= deadline) {
@@ -118,12 +151,12 @@
           if (wrap && before >= start) break;
           scrollTo(s, before + stepOf(s));
           steps++;
-          let changed = await rendered(s, quiet);
-          if (matches()) return {found: true, steps, scroller: mk.describe(s)};
+          let changed = await rendered(s, quiet, deadline);
+          if (matches()) return found(s, steps);
           if (s.scrollTop <= before) {
             // The end: a lazy list may still be loading more.
             const h = s.scrollHeight;
-            changed = await rendered(s, 600);
+            changed = await rendered(s, 600, deadline);
             if (s.scrollHeight > h) continue;
             break;
           }
@@ -136,8 +169,8 @@
           if (idle >= 3) {
             idle = 0;
             scrollTo(s, s.scrollHeight);
-            await rendered(s, quiet);
-            if (matches()) return {found: true, steps, scroller: mk.describe(s)};
+            await rendered(s, quiet, deadline);
+            if (matches()) return found(s, steps);
           }
         }
         if (idle >= 3) break;
