@@ -23,7 +23,8 @@ type pick struct {
 // save button, and the fields the saved body must hold.
 type selectCase struct {
 	widget, interaction string
-	fill                []pick // fields filled first (options[0] is the value; nil: "Test")
+	before              []engine.Step // steps run first (open the dialog)
+	fill                []pick        // fields filled first (options[0] is the value; nil: "Test")
 	picks               []pick
 	save                string         // the save button's name
 	want                map[string]any // fields of the saved body
@@ -37,6 +38,9 @@ func runSelect(t *testing.T, page, library string, c selectCase) {
 	t.Helper()
 	track(t, c.widget, library, c.interaction)
 	p, ss := open(t, page)
+	for _, st := range c.before {
+		do(t, p, st)
+	}
 	for _, f := range c.fill {
 		tg, v := f.target, "Test"
 		if len(f.options) > 0 {
