@@ -29,6 +29,9 @@ func TestAntdSelect(t *testing.T) {
 		{widget: "Select mode=multiple", interaction: "multi-select",
 			picks: []pick{customer, {engine.Target{Label: "Regions"}, []string{"North", "West"}}},
 			want:  map[string]any{"customer": "Globex", "regions": []any{"North", "West"}}},
+		{widget: "Select mode=multiple", interaction: "select the same options again: nothing toggles",
+			picks: []pick{customer, {engine.Target{Label: "Regions"}, []string{"North", "West"}}, {engine.Target{Label: "Regions"}, []string{"North", "West"}}},
+			want:  map[string]any{"customer": "Globex", "regions": []any{"North", "West"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.widget+"/"+c.interaction, func(t *testing.T) {

@@ -3,6 +3,7 @@ package widgets_test
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ func runSelect(t *testing.T, page, library string, c selectCase) {
 	for _, pk := range c.picks {
 		tg := pk.target
 		res := do(t, p, engine.Step{Action: vocab.ActSelect, Target: &tg, Options: pk.options})
-		t.Logf("select %s %q: %s, notes %q", tg.String(), pk.options, res.Duration.Round(time.Millisecond), res.Act.Notes)
+		t.Logf("select %s %q: %s (act %s, actionability %s, settle %s), notes %q", tg.String(), pk.options, res.Duration.Round(time.Millisecond), res.Act.Duration.Round(time.Millisecond), res.Act.ActionabilityTime.Round(time.Millisecond), res.Act.SettleTime.Round(time.Millisecond), res.Act.Notes)
 		if len(res.Attempts) != 1 {
 			t.Errorf("select %s %q took %d attempts (%+v): a select must not be repeated", tg.String(), pk.options, len(res.Attempts), res.Attempts)
 		}
@@ -84,14 +85,16 @@ func saveOnce(t *testing.T, p *engine.Page, ss *widgets.Session, button string) 
 	return body
 }
 
+// sameFold says whether got and want hold the same names (ignoring case,
+// spacing and order: a multiple select shows its chips in its own order).
 func sameFold(got, want []string) bool {
-	if len(got) != len(want) {
-		return false
-	}
-	for i := range got {
-		if !strings.EqualFold(strings.Join(strings.Fields(got[i]), " "), strings.Join(strings.Fields(want[i]), " ")) {
-			return false
+	key := func(l []string) string {
+		out := make([]string, len(l))
+		for i, s := range l {
+			out[i] = strings.ToLower(strings.Join(strings.Fields(s), " "))
 		}
+		slices.Sort(out)
+		return strings.Join(out, "\x00")
 	}
-	return true
+	return len(got) == len(want) && key(got) == key(want)
 }
