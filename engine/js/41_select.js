@@ -356,6 +356,32 @@
     return (QUOTED.test(t.charAt(i - 1)) && QUOTED.test(t.charAt(i + w.length))) || /^(create|add|new)\b/.test(t);
   };
 
+  // listScroller returns the element that scrolls a popup's options
+  // (antd's virtual list holder scrolls with overflow hidden), or null.
+  const listScroller = (root) => {
+    for (const e of [root, ...root.querySelectorAll('*')]) {
+      if (e.scrollHeight > e.clientHeight + 4 && e.clientHeight > 20 && winOf(e).getComputedStyle(e).overflowY !== 'visible') return e;
+    }
+    return null;
+  };
+  // scrollList scrolls the options' scroller one page down (back to the
+  // top once at its end, then no more); false when it has been through.
+  const scrollList = (root, state) => {
+    const sc = listScroller(root);
+    if (!sc || state.done) return false;
+    const before = sc.scrollTop;
+    sc.scrollTop = before + sc.clientHeight * 0.9;
+    if (sc.scrollTop <= before) {
+      if (state.wrapped || before === 0) { state.done = true; return false; }
+      state.wrapped = true;
+      sc.scrollTop = 0;
+    }
+    // Virtual lists re-render in their scroll listener: give them the
+    // event now.
+    sc.dispatchEvent(new Event('scroll'));
+    return true;
+  };
+
   // mk.actFindOption waits (ms) for an option named name in the listbox or
   // popup and reports {ref, name, selected, visible, disabled, multiple,
   // names, creates} (ref 0 when not found; names lists the options
@@ -366,6 +392,7 @@
     const deadline = performance.now() + (wait || 0);
     const n = norm(name), nl = n.toLowerCase();
     const skip = new Set((before || []).map((r) => mk.deref(r)).filter(Boolean));
+    const scrolled = {};
     for (;;) {
       // With comboRef, where the options show is looked up again each
       // time: a search re-renders (or replaces) the popup.
@@ -389,6 +416,8 @@
           lb: mk.ref(lb), popup: sr ? sr.popup : undefined};
       }
       if (performance.now() >= deadline) return {ref: 0, names: opts.map(itemName), lb: mk.ref(lb), popup: sr ? sr.popup : undefined};
+      // A long list renders (or shows) only part of its options: scroll it.
+      if (opts.length && mk.visible(lb)) scrollList(lb, scrolled);
       await changeOrFrame(deadline);
     }
   };

@@ -17,6 +17,8 @@ func TestAntdSelect(t *testing.T) {
 			picks: []pick{customer}, want: map[string]any{"customer": "Globex"}},
 		{widget: "Select", interaction: "pick an option scrolled out of the dropdown",
 			picks: []pick{{engine.Target{Label: "Customer"}, []string{"Soylent"}}}, want: map[string]any{"customer": "Soylent"}},
+		{widget: "Select", interaction: "pick an option of a long virtual list (53 countries, 10 rendered)",
+			picks: []pick{customer, {engine.Target{Label: "Country"}, []string{"Zimbabwe"}}}, want: map[string]any{"customer": "Globex", "country": "Zimbabwe"}},
 		{widget: "Select (showSearch, async)", interaction: "search and pick from async options",
 			picks: []pick{customer, {engine.Target{Label: "Account manager"}, []string{"Grace Hopper"}}},
 			want:  map[string]any{"customer": "Globex", "manager": "Grace Hopper"}},
