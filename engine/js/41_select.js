@@ -211,8 +211,12 @@
     for (const f of c.querySelectorAll(FIELD_SEL)) if (f !== el && !mk.contains(el, f) && !mk.contains(f, el)) return true;
     return false;
   };
+  // boundary: where the widget around el ends — a form, a label, a live
+  // region, another field, page content (headings, paragraphs, tables)
+  // or more elements than one widget has.
   const boundary = (c, el) => !c || c.nodeType !== 1 || ['BODY', 'HTML', 'FORM', 'FIELDSET', 'LABEL'].includes(c.tagName) ||
-    !!c.querySelector('label, [role="alert"], [role="status"], [role="log"], [aria-live]') || otherField(c, el) ||
+    !!c.querySelector('label, [role="alert"], [role="status"], [role="log"], [aria-live], h1, h2, h3, h4, h5, h6, p, table, nav, section, article') ||
+    c.getElementsByTagName('*').length > 120 || otherField(c, el) ||
     idrefs(el, 'aria-labelledby').some((l) => l !== el && mk.contains(c, l));
   // visibleControl: el when it is visible; else the nearest visible
   // ancestor of the same widget (bounded by a label, another field or a
