@@ -72,7 +72,7 @@ func (sr *stepRun) apply(ctx context.Context, strategy string, last error) error
 	case "wait":
 		return sr.waitTarget(ctx, last)
 	case "scroll_probe":
-		_, err := p.scrollProbe(ctx, *sr.step.Target)
+		_, err := p.scrollProbe(ctx, sr.step.Target)
 		return err
 	case "re_ground":
 		sr.refind = sr.el != nil

@@ -19,10 +19,13 @@ const scrollProbeMax = 15 * time.Second
 // others by size — a page at a time, down from where each is and then
 // from its top back to there, re-matching t after each page renders, and
 // stops at the first match, leaving it rendered for the retry. It reports
-// whether t now matches; the budget is the step's remaining time less a
-// reserve for acting.
-func (p *Page) scrollProbe(ctx context.Context, t Target) (bool, error) {
-	tt := t
+// whether t now matches (false without a target); the budget is the
+// step's remaining time less a reserve for acting.
+func (p *Page) scrollProbe(ctx context.Context, t *Target) (bool, error) {
+	if t == nil {
+		return false, nil
+	}
+	tt := *t
 	tt.Nth, tt.Last = nil, false
 	if err := groundCheckTarget(&tt); err != nil {
 		return false, err

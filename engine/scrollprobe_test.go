@@ -52,7 +52,7 @@ func TestScrollProbe(t *testing.T) {
 		p, ctx := actPage(t, "scroll_probe.html")
 		actJS(t, ctx, p, "document.getElementById('virt').scrollTop = 2000")
 		start := time.Now()
-		found, err := p.scrollProbe(ctx, Target{Role: "button", Name: "Open row 99999"})
+		found, err := p.scrollProbe(ctx, &Target{Role: "button", Name: "Open row 99999"})
 		if err != nil || found {
 			t.Fatalf("found %v, err %v", found, err)
 		}
@@ -67,7 +67,7 @@ func TestScrollProbe(t *testing.T) {
 		short, cancel := context.WithTimeout(ctx, scrollProbeReserve+300*time.Millisecond)
 		defer cancel()
 		start := time.Now()
-		if found, err := p.scrollProbe(short, Target{Role: "button", Name: "Open row 99999"}); err != nil || found {
+		if found, err := p.scrollProbe(short, &Target{Role: "button", Name: "Open row 99999"}); err != nil || found {
 			t.Fatalf("found %v, err %v", found, err)
 		}
 		if d := time.Since(start); d > 2*time.Second {

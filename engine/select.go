@@ -195,6 +195,7 @@ func (r *comboRun) openListbox(ctx context.Context, combo actCombo, typeText str
 		return lb, err
 	}
 	if lb.Ref != 0 {
+		r.notePopup(lb)
 		return lb, nil
 	}
 	if r.editable && typeText != "" {
@@ -214,10 +215,14 @@ func (r *comboRun) openListbox(ctx context.Context, combo actCombo, typeText str
 	if lb.Ref == 0 {
 		return lb, errorf(CodeNotFound, "the combobox opened no listbox and no popup of options (no aria-controls/aria-owns target, no listbox or option-like popup appeared)")
 	}
+	r.notePopup(lb)
+	return lb, nil
+}
+
+func (r *comboRun) notePopup(lb actListbox) {
 	if lb.Popup {
 		r.res.note("its listbox is virtual or missing: looking options up by visible text in the popup")
 	}
-	return lb, nil
 }
 
 // typeInto replaces an editable combobox's text with text, as typed.
