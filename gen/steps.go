@@ -232,25 +232,11 @@ func (f *fn) pageStep(s *spec.Step, sc *stepCtx) []jen.Code {
 	if s.Value != nil {
 		fields = append(fields, kv("Value", f.text(s.Value, textPlain, sc)))
 	}
-	if len(s.Options) > 0 {
-		var opts []jen.Code
-		for _, o := range s.Options {
-			opts = append(opts, f.text(o, textPlain, sc))
-		}
-		fields = append(fields, kv("Options", jen.Index().String().Values(opts...)))
+	if o := f.texts(s.Options, s.OptionsFrom, sc); o != nil {
+		fields = append(fields, kv("Options", o))
 	}
-	if s.OptionsFrom != nil {
-		fields = append(fields, kv("Options", f.textList(s.OptionsFrom, sc)))
-	}
-	if len(s.SelectPath) > 0 {
-		var levels []jen.Code
-		for _, o := range s.SelectPath {
-			levels = append(levels, f.text(o, textPlain, sc))
-		}
-		fields = append(fields, kv("Path", jen.Index().String().Values(levels...)))
-	}
-	if s.SelectPathFrom != nil {
-		fields = append(fields, kv("Path", f.textList(s.SelectPathFrom, sc)))
+	if l := f.texts(s.SelectPath, s.SelectPathFrom, sc); l != nil {
+		fields = append(fields, kv("Path", l))
 	}
 	if s.Delay > 0 {
 		fields = append(fields, kv("KeyDelay", duration(s.Delay)))
@@ -297,6 +283,22 @@ func (f *fn) pageStep(s *spec.Step, sc *stepCtx) []jen.Code {
 	}
 	call := jen.Id("x").Dot("DoIn").Call(jen.Id("ctx"), sc.path(), jen.Qual(pkgRuntime, "TabStep").Values(ts...), step)
 	return []jen.Code{f.doCall(call)}
+}
+
+// texts compiles a list of texts written out (lit) or given by one list
+// reference (from) into a []string expression; nil when neither is set.
+func (f *fn) texts(lit []*spec.Template, from *spec.Template, sc *stepCtx) jen.Code {
+	if from != nil {
+		return f.textList(from, sc)
+	}
+	if len(lit) == 0 {
+		return nil
+	}
+	var out []jen.Code
+	for _, t := range lit {
+		out = append(out, f.text(t, textPlain, sc))
+	}
+	return jen.Index().String().Values(out...)
 }
 
 // textList compiles a single reference used as a list of texts (select's
