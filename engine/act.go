@@ -146,6 +146,12 @@ type ActResult struct {
 	ScrollBefore *Point `json:"scroll_before,omitempty"`
 	ScrollAfter  *Point `json:"scroll_after,omitempty"`
 
+	// Unsure says why the action's own read-back cannot tell whether it
+	// took (the value lives where the engine cannot read it, e.g. a file
+	// input the page emptied after reading it); the step's post-conditions
+	// decide then (see Page.Do). Empty when the read-back is conclusive.
+	Unsure string `json:"unsure,omitempty"`
+
 	// NoOp is set when the element was already in the requested state
 	// (check, uncheck) and no input was sent.
 	NoOp bool `json:"noop,omitempty"`
