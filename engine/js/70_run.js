@@ -12,7 +12,7 @@
   let obs = null;
   const observed = new WeakSet();
   const opts = { subtree: true, childList: true, attributes: true, characterData: true };
-  const ADDED = 1, TEXT = 2, REMOVED = 4, STATE = 8;
+  const ADDED = 1, TEXT = 2, REMOVED = 4, STATE = 8, ATTR = 16;
   const STATE_ATTRS = new Set(['aria-checked', 'aria-pressed', 'aria-selected', 'aria-expanded', 'aria-valuenow', 'value', 'checked', 'selected']);
   const CAP = 400;
   let touched = new Map();
@@ -37,8 +37,8 @@
         if (r.removedNodes.length) touch(r.target, REMOVED);
       } else if (r.type === 'characterData') {
         touch(r.target.parentNode, TEXT);
-      } else if (STATE_ATTRS.has(r.attributeName)) {
-        touch(r.target, STATE);
+      } else {
+        touch(r.target, STATE_ATTRS.has(r.attributeName) ? STATE : ATTR);
       }
     }
   };
@@ -70,6 +70,9 @@
     return false;
   };
   const elOf = (n) => (n && n.nodeType === 1 ? n : n && n.parentElement);
+  // shown: not hidden by display, visibility or opacity (an empty box
+  // still counts: a list whose last item went).
+  const shown = (e) => (e.checkVisibility ? e.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true }) : true);
   const seen = (n) => { const e = elOf(n); return !!e && e.isConnected && mk.visible(e) && !srOnly(e); };
   const inShadow = (n) => !!n && n.isConnected && n.getRootNode() instanceof ShadowRoot;
   const label = (el) => {
@@ -130,9 +133,14 @@
         if (hit) add('visible text added: ' + snip(added));
       }
       if (removed) {
+        // The text was rendered before. It was seen if it went from a
+        // visible place, or with an element whose attributes hid it.
+        const probe = removed.split(' ').slice(0, 3).join(' ').slice(0, 24);
         const hit = overflow || nodes.some(([n, f]) => {
           const e = elOf(n);
-          return e && e.ownerDocument === d && (f & (TEXT | REMOVED | ADDED)) && !(e.isConnected && srOnly(e));
+          if (!e || e.ownerDocument !== d || !e.isConnected) return false;
+          if (f & (TEXT | REMOVED | ADDED)) return shown(e) && !srOnly(e);
+          return (f & ATTR) && norm(e.textContent).includes(probe);
         });
         if (hit) add('visible text removed: ' + snip(removed));
       }
