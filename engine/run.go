@@ -518,7 +518,7 @@ func (sr *stepRun) unsure(ctx context.Context, act *ActResult, base *Baseline, r
 		return nil
 	}
 	sr.res.Checks = append([]CheckResult{rb}, checks...)
-	return sr.failChecks(&Error{Code: CodeCheckFailed, Msg: fmt.Sprintf("%d of %d post-conditions failed after a %s whose read-back was unsure (%s); not repeating the action", failedChecks(checks), len(checks), step.Action, why), Checks: sr.res.Checks})
+	return sr.failChecks(&Error{Code: CodeCheckFailed, Msg: fmt.Sprintf("%d of %d post-conditions failed after the %s, whose read-back was unsure (%s); not repeating the action", failedChecks(checks), len(checks), step.Action, why), Checks: sr.res.Checks})
 }
 
 // sureReadBack says whether the action's read-back reads the very element
