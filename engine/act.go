@@ -288,7 +288,16 @@ func (p *Page) Fill(ctx context.Context, el *Element, value string, opt ActOptio
 		ch = ChannelDOM
 	}
 	a.res.Channel = ch
-	if ch == ChannelDOM {
+	want := value
+	if prep.Type == "textarea" {
+		want = strings.ReplaceAll(want, "\r\n", "\n")
+	}
+	var (
+		got     string
+		refound bool
+	)
+	switch {
+	case ch == ChannelDOM:
 		var out struct {
 			OK bool `json:"ok"`
 		}
@@ -298,26 +307,19 @@ func (p *Page) Fill(ctx context.Context, el *Element, value string, opt ActOptio
 		if !out.OK {
 			return a.end(errorf(CodeNotFound, "element is detached"))
 		}
-	} else {
-		if !prep.Focused {
-			return a.end(errorf(CodeNotInteractable, "the element did not take focus"))
-		}
-		rp := p.rod.Context(ctx)
-		if value == "" {
-			if prep.Before != "" {
-				if err := p.pressKeys(ctx, "Delete"); err != nil {
-					return a.end(err)
-				}
+		got, refound, err = a.readValue(ctx, el, want)
+	case !prep.Focused:
+		return a.end(errorf(CodeNotInteractable, "the element did not take focus"))
+	case value == "":
+		if prep.Before != "" {
+			if err := p.pressKeys(ctx, "Delete"); err != nil {
+				return a.end(err)
 			}
-		} else if err := (proto.InputInsertText{Text: value}).Call(rp); err != nil {
-			return a.end(cdpErr(ctx, "insert text", err))
 		}
+		got, refound, err = a.readValue(ctx, el, want)
+	default:
+		got, refound, err = a.insertAndRead(ctx, el, value, want)
 	}
-	want := value
-	if prep.Type == "textarea" {
-		want = strings.ReplaceAll(want, "\r\n", "\n")
-	}
-	got, refound, err := a.readValue(ctx, el, want)
 	a.res.ValueAfter, a.res.Refound = got, refound
 	if err != nil {
 		return a.end(err)
@@ -438,6 +440,32 @@ func (a *actor) readValue(ctx context.Context, el *Element, want string) (string
 		return "", true, err
 	}
 	return rv.Value, true, nil
+}
+
+// insertAndRead types value into the focused field and reads it back with
+// the two requests in flight at once: the read waits in-page for the value
+// to equal want (up to actVerifyWait), so it cannot report before the text
+// arrived, and the fill costs one round trip instead of two.
+func (a *actor) insertAndRead(ctx context.Context, el *Element, value, want string) (string, bool, error) {
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type read struct {
+		got     string
+		refound bool
+		err     error
+	}
+	readc := make(chan read, 1)
+	go func() {
+		got, refound, err := a.readValue(rctx, el, want)
+		readc <- read{got, refound, err}
+	}()
+	if err := (proto.InputInsertText{Text: value}).Call(a.p.rod.Context(ctx)); err != nil {
+		cancel()
+		<-readc
+		return "", false, cdpErr(ctx, "insert text", err)
+	}
+	r := <-readc
+	return r.got, r.refound, r.err
 }
 
 // refindElement re-finds an element the page replaced, by its fingerprint.

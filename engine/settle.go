@@ -72,7 +72,6 @@ func (a *actor) watch(ctx context.Context) *actWatch {
 	p := a.p
 	evCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	w := &actWatch{p: p, cancel: cancel, main: proto.PageFrameID(p.rod.TargetID), pop0: len(p.Popups()), mark: p.RequestMark(), changed: make(chan struct{})}
-	_ = proto.PageEnable{}.Call(p.rod.Context(ctx))
 	isMain := func(id proto.PageFrameID) bool { return id == w.main }
 	pageWait := p.rod.Context(evCtx).EachEvent(
 		func(e *proto.PageFrameRequestedNavigation) {
