@@ -53,7 +53,7 @@
   const controlKey = (el) => {
     if (el.type === 'checkbox' || el.type === 'radio') return el.checked ? '1' : '0';
     if (el.type === 'file') return Array.from(el.files || []).map((f) => f.name).join('\n');
-    if (el.tagName === 'SELECT') return Array.from(el.selectedOptions || []).map((o) => o.index).join(',');
+    if (el.tagName === 'SELECT') return el.multiple ? Array.from(el.selectedOptions || []).map((o) => o.index).join(',') : String(el.selectedIndex);
     return el.value;
   };
   const docText = (doc) => (doc.body ? doc.body.innerText : '');
