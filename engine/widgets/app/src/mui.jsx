@@ -24,8 +24,8 @@ function PersonField({ value, onChange }) {
       options={opts} loading={loading} value={value} onChange={(_, v) => onChange(v)}
       inputValue={input} onInputChange={(_, v) => setInput(v)} filterOptions={(x) => x}
       renderInput={(params) => (
-        <TextField {...params} label="Requested by" slotProps={{ input: { ...params.InputProps,
-          endAdornment: (<>{loading ? <CircularProgress size={16} /> : null}{params.InputProps.endAdornment}</>) } }} />
+        <TextField {...params} label="Requested by" slotProps={{ ...params.slotProps, input: { ...params.slotProps.input,
+          endAdornment: (<>{loading ? <CircularProgress size={16} /> : null}{params.slotProps.input.endAdornment}</>) } }} />
       )} />
   );
 }
