@@ -199,7 +199,9 @@ func TestEffectsWidgets(t *testing.T) {
 			}},
 		}},
 		{name: "el-switch on then off", what: "toggle", want: 2, steps: []Step{
-			{Action: vocab.ActCheck, Target: &Target{Role: "switch", Name: "Email notifications"}},
+			{Action: vocab.ActCheck, Target: &Target{Role: "switch", Name: "Email notifications"}, Expect: []Condition{
+				{Kind: vocab.CondElementState, Target: &Target{Role: "switch", Name: "Email notifications"}, State: "checked"},
+			}},
 			{Action: vocab.ActUncheck, Target: &Target{Role: "switch", Name: "Email notifications"}},
 		}, check: func(t *testing.T, p *Page, res *StepResult) {
 			if res.Act == nil || res.Act.CheckedBefore != "true" || res.Act.CheckedAfter != "false" {
