@@ -57,6 +57,21 @@ func sideEffects(sid, what string) int {
 	return effects.n[sid][what]
 }
 
+// settledEffects waits (up to 2 s) until the count of what is non-zero and
+// has stayed put for a moment (a request still in flight lands).
+func settledEffects(sid, what string) int {
+	n := sideEffects(sid, what)
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(150 * time.Millisecond)
+		m := sideEffects(sid, what)
+		if m == n && n > 0 {
+			return n
+		}
+		n = m
+	}
+	return n
+}
+
 // effectsSID is a counter namespace unique to the (sub)test.
 func effectsSID(t *testing.T) string {
 	return strings.Map(func(r rune) rune {
@@ -106,7 +121,7 @@ func TestEffectsSeedApp(t *testing.T) {
 				{Kind: vocab.CondRequestSucceeded, URL: "/api/effects/contacts", Method: "POST"},
 				{Kind: vocab.CondTextPresent, Text: "Contact saved", Target: &Target{Role: "status"}},
 			}})
-			posts := sideEffects(sid, "contacts")
+			posts := settledEffects(sid, "contacts")
 			t.Logf("inject=%q: err=%v strategies=%s posts=%d in %s", tc.inject, err, strategies(res), posts, time.Since(start).Round(time.Millisecond))
 			if posts != 1 {
 				t.Errorf("the server received %d contacts, want exactly 1 (strategies %s)", posts, strategies(res))
@@ -247,9 +262,7 @@ func TestEffectsWidgets(t *testing.T) {
 					t.Errorf("step %d took %d attempts (%s): an action whose effect the page showed must not be repeated", i, n, strategies(last))
 				}
 			}
-			// Let anything still in flight land before counting.
-			time.Sleep(200 * time.Millisecond)
-			if n := sideEffects(sid, tc.what); n != tc.want {
+			if n := settledEffects(sid, tc.what); n != tc.want {
 				t.Errorf("the server received %d %s side effect(s), want %d (one per action)", n, tc.what, tc.want)
 			}
 			switch {

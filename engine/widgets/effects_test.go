@@ -18,14 +18,14 @@ import (
 // looks in the wrong place must never make the engine repeat an action.
 // Each action must reach the server exactly once.
 
-// settled waits until the session's count of path has stayed put for a
-// moment (an upload or toggle in flight lands), then returns it.
+// settled waits (up to 2 s) until the session's count of path is non-zero and
+// has stayed put for a moment (an upload or toggle in flight lands).
 func settled(ss *widgets.Session, path string) int {
 	n := ss.Count(path)
 	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); {
 		time.Sleep(150 * time.Millisecond)
 		m := ss.Count(path)
-		if m == n {
+		if m == n && n > 0 {
 			return n
 		}
 		n = m
