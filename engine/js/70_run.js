@@ -36,7 +36,7 @@
         for (const n of r.addedNodes) touch(n, n.nodeType === 3 ? TEXT : ADDED);
         if (r.removedNodes.length) touch(r.target, REMOVED);
       } else if (r.type === 'characterData') {
-        touch(r.target.parentNode, TEXT);
+        touch(r.target, TEXT);
       } else {
         touch(r.target, STATE_ATTRS.has(r.attributeName) ? STATE : ATTR);
       }
@@ -66,6 +66,14 @@
         const cs = getComputedStyle(e);
         if (cs.overflow === 'hidden' || cs.clip !== 'auto' || (cs.clipPath && cs.clipPath !== 'none')) return true;
       }
+    }
+    return false;
+  };
+  // textIn: a text node under el holding probe, in a visible place.
+  const textIn = (el, probe) => {
+    const w = el.ownerDocument.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let t = w.nextNode(), i = 0; t && i < 2000; t = w.nextNode(), i++) {
+      if (t.data.toLowerCase().includes(probe) && seen(t.parentElement)) return true;
     }
     return false;
   };
@@ -123,24 +131,32 @@
       while (p < a.length && p < b.length && a[p] === b[p]) p++;
       let q = 0;
       while (q < a.length - p && q < b.length - p && a[a.length - 1 - q] === b[b.length - 1 - q]) q++;
+      // Whole words: the changed part widened to the spaces around it.
+      const edge = (x, i) => i === 0 || i === x.length || x[i - 1] === ' ' || x[i] === ' ';
+      while (p > 0 && !(edge(a, p) && edge(b, p))) p--;
+      while (q > 0 && !(edge(a, a.length - q) && edge(b, b.length - q))) q--;
       const removed = a.slice(p, a.length - q).trim(), added = b.slice(p, b.length - q).trim();
       if (added) {
-        const probe = added.split(' ').slice(0, 3).join(' ').slice(0, 24);
-        const hit = overflow || nodes.some(([n]) => {
-          const e = elOf(n);
-          return e && e.ownerDocument === d && seen(e) && norm(e.textContent).includes(probe);
+        // Seen if a text node holding its first word sits in a visible,
+        // not screen-reader-only element, among the nodes that changed.
+        // (Case-blind: innerText applies text-transform.)
+        const probe = added.split(' ')[0].slice(0, 24).toLowerCase();
+        const hit = overflow || nodes.some(([n, f]) => {
+          if (!n.isConnected || (n.ownerDocument || n) !== d) return false;
+          if (n.nodeType === 3) return (f & TEXT) && n.data.toLowerCase().includes(probe) && seen(n.parentElement);
+          return (f & (ADDED | ATTR | STATE)) && n.nodeType === 1 && textIn(n, probe);
         });
         if (hit) add('visible text added: ' + snip(added));
       }
       if (removed) {
         // The text was rendered before. It was seen if it went from a
         // visible place, or with an element whose attributes hid it.
-        const probe = removed.split(' ').slice(0, 3).join(' ').slice(0, 24);
+        const probe = removed.split(' ')[0].slice(0, 24).toLowerCase();
         const hit = overflow || nodes.some(([n, f]) => {
           const e = elOf(n);
           if (!e || e.ownerDocument !== d || !e.isConnected) return false;
           if (f & (TEXT | REMOVED | ADDED)) return shown(e) && !srOnly(e);
-          return (f & ATTR) && norm(e.textContent).includes(probe);
+          return (f & ATTR) && e.textContent.toLowerCase().includes(probe);
         });
         if (hit) add('visible text removed: ' + snip(removed));
       }
