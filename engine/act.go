@@ -127,6 +127,13 @@ type ActResult struct {
 	// aria-selected state (after), it is the text the combobox displays.
 	SelectedBefore []string `json:"selected_before,omitempty"`
 	SelectedAfter  []string `json:"selected_after,omitempty"`
+	// Unsure, when set, says why the action could not read its own effect
+	// back (select: the widget shows no listbox state, displayed text or
+	// value the engine can read after the option was clicked). The action
+	// then returns no error and the step's post-conditions decide; a
+	// wrong read-back is CodeValueNotApplied, an unsure one never is, so it
+	// never leads to acting again.
+	Unsure string `json:"unsure,omitempty"`
 
 	// Check/uncheck: the state before and after ("true", "false", "mixed").
 	CheckedBefore string `json:"checked_before,omitempty"`
@@ -145,12 +152,6 @@ type ActResult struct {
 	// Scroll: the scroll position before and after.
 	ScrollBefore *Point `json:"scroll_before,omitempty"`
 	ScrollAfter  *Point `json:"scroll_after,omitempty"`
-
-	// Unsure says why the action's own read-back cannot tell whether it
-	// took (the value lives where the engine cannot read it, e.g. a file
-	// input the page emptied after reading it); the step's post-conditions
-	// decide then (see Page.Do). Empty when the read-back is conclusive.
-	Unsure string `json:"unsure,omitempty"`
 
 	// NoOp is set when the element was already in the requested state
 	// (check, uncheck) and no input was sent.
