@@ -132,11 +132,11 @@
   // shownValue: what an input combobox with an empty input shows beside
   // it (react-select renders the chosen value in a sibling element): the
   // text of the closest ancestor, up to 3 levels, holding no other form
-  // control, leaving out placeholders, live regions, listboxes and hidden
-  // parts.
+  // control, leaving out labels, placeholders, live regions, listboxes and
+  // hidden parts.
   const shownValue = (el) => {
-    const skip = new Set(idrefs(el, 'aria-describedby'));
-    const out = (e) => skip.has(e) || e.hasAttribute('aria-live') || e.getAttribute('aria-hidden') === 'true' ||
+    const skip = new Set([...idrefs(el, 'aria-describedby'), ...idrefs(el, 'aria-labelledby')]);
+    const out = (e) => skip.has(e) || e.tagName === 'LABEL' || e.hasAttribute('aria-live') || e.getAttribute('aria-hidden') === 'true' ||
       /^(log|status|alert|listbox|option)$/.test(e.getAttribute('role') || '') || /placeholder/i.test(typeof e.className === 'string' ? e.className : '');
     const text = (e) => {
       let s = '';
