@@ -70,7 +70,7 @@ type actReq struct {
 
 func actReqFor(action Action) actReq {
 	switch action {
-	case vocab.ActClick, vocab.ActHover:
+	case vocab.ActClick, vocab.ActHover, vocab.ActType:
 		return actReq{pointer: true}
 	case vocab.ActCheck, vocab.ActUncheck:
 		return actReq{pointer: true, label: true}

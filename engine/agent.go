@@ -73,6 +73,13 @@ const (
 	mkActFiles     agentFn = "actFiles"
 	// js/44_press.js
 	mkActDomKey agentFn = "actDomKey"
+	// js/45_type.js
+	mkActTypeTarget agentFn = "actTypeTarget"
+	mkActTypePrep   agentFn = "actTypePrep"
+	mkActTypeRead   agentFn = "actTypeRead"
+	// js/46_path.js
+	mkActPathOption agentFn = "actPathOption"
+	mkActPathShown  agentFn = "actPathShown"
 	// js/56_wait.js
 	mkWaitChecks     agentFn = "waitChecks"
 	mkVerifyCancel   agentFn = "verifyCancel"

@@ -107,7 +107,12 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		Set("disable-component-update").
 		Set("disable-extensions").
 		Set("mute-audio").
-		Set("hide-scrollbars")
+		Set("hide-scrollbars").
+		// Headless Chromium has no pointing device, so (pointer: fine) and
+		// (hover: hover) do not match and component libraries (MUI pickers,
+		// hover menus) render their touch variants: report a mouse, as the
+		// desktop a user runs has.
+		Set("blink-settings", desktopPointer)
 	u, err := l.Launch()
 	if err != nil {
 		l.Kill()
@@ -124,6 +129,10 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	b.stop = context.AfterFunc(ctx, func() { _ = b.Close() })
 	return b, nil
 }
+
+// desktopPointer are the Blink settings of a mouse (pointer type fine,
+// hover type hover).
+const desktopPointer = "primaryPointerType=4,availablePointerTypes=4,primaryHoverType=2,availableHoverTypes=2"
 
 // Connect attaches to a running browser by its CDP websocket URL (the
 // scale-out path). Close then only closes the contexts this Browser opened.

@@ -55,8 +55,8 @@ type Element struct {
 	// tie (only one visible match, substring fallback, accessibility tree),
 	// and the similarity score for a Refind.
 	Confidence float64 `json:"confidence"`
-	// How says which rule grounded it: unique, visible, substring, nth, last,
-	// axtree or refind.
+	// How says which rule grounded it: unique, visible, substring, words
+	// (role name by word containment), nth, last, axtree or refind.
 	How string `json:"how,omitempty"`
 
 	page *Page
@@ -153,7 +153,7 @@ func groundCandidates(js []groundEl, secrets []string) []Candidate {
 	return out
 }
 
-var groundHowConfidence = map[string]float64{"unique": 1, "nth": 1, "last": 1, "visible": 0.95, "substring": 0.9, "axtree": 0.9}
+var groundHowConfidence = map[string]float64{"unique": 1, "nth": 1, "last": 1, "visible": 0.95, "substring": 0.9, "words": 0.9, "axtree": 0.9}
 
 // Resolve grounds t to exactly one element.
 //
@@ -164,7 +164,12 @@ var groundHowConfidence = map[string]float64{"unique": 1, "nth": 1, "last": 1, "
 // visible match wins ("prefer visible"). Label, text and placeholder compare
 // exactly after whitespace normalisation and fall back to a case-insensitive
 // substring only when nothing matches exactly; role names are exact or
-// /regex/flags. When several elements share a role and name, Chromium's
+// /regex/flags, and when no name is exact, the visible elements whose name
+// contains the name's words as whole words, ignoring case (How "words";
+// several are ambiguous). Label matches that another match controls
+// (aria-controls/aria-owns) or that are aria-hidden are dropped while
+// another remains, and of nested matches the visible inner one stays
+// (mk.operable). When several elements share a role and name, Chromium's
 // accessibility tree settles the tie if exactly one of them is exposed with
 // that name. Failures are *Error with CodeNotFound (near misses as
 // Candidates), CodeAmbiguous (all matches, visible first) or CodeInvalid.

@@ -515,3 +515,82 @@ func TestRefindAmbiguous(t *testing.T) {
 		t.Errorf("empty fingerprint: err = %v", err)
 	}
 }
+
+// TestResolveNameWords: a role name is exact first; only when no name is
+// exact do the visible elements whose name holds its words (whole words,
+// any case) match, and several of them are ambiguous.
+func TestResolveNameWords(t *testing.T) {
+	t.Parallel()
+	p, ctx := groundOpen(t, "ground_widgets.html")
+	tests := []struct {
+		name     string
+		target   Target
+		code     Code   // "" = resolves
+		selector string // of the element it resolves to
+		how      string
+	}{
+		{"icon label before the text", Target{Role: "button", Name: "Upload invoice"}, "", "#upload", "words"},
+		{"case does not matter", Target{Role: "button", Name: "UPLOAD INVOICE"}, "", "#upload", "words"},
+		{"exact wins over words", Target{Role: "button", Name: "Export"}, "", "#export", "unique"},
+		{"hidden word matches do not count", Target{Role: "button", Name: "report"}, CodeNotFound, "", ""},
+		{"two visible word matches", Target{Role: "button", Name: "save"}, CodeAmbiguous, "", ""},
+		{"whole words only", Target{Role: "button", Name: "Upload invoices"}, CodeNotFound, "", ""},
+		{"no partial word", Target{Role: "button", Name: "voice"}, CodeNotFound, "", ""},
+		{"regex never falls back", Target{Role: "button", Name: "/^Upload invoice$/"}, CodeNotFound, "", ""},
+		{"name alone", Target{Name: "draft"}, "", "#save-draft", "words"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			el, err := p.Resolve(ctx, tc.target)
+			if tc.code != "" {
+				if !IsCode(err, tc.code) {
+					t.Fatalf("err = %v, want %s", err, tc.code)
+				}
+				var ee *Error
+				if tc.code == CodeAmbiguous && (!errors.As(err, &ee) || len(ee.Candidates) != 2) {
+					t.Fatalf("ambiguity should list both Save buttons: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if el.Selector != tc.selector || el.How != tc.how {
+				t.Fatalf("resolved %s (how %s), want %s (how %s)", el.Selector, el.How, tc.selector, tc.how)
+			}
+		})
+	}
+}
+
+// TestResolveLabelOperable: when a label names a control and parts of it,
+// the target resolves to what a user operates.
+func TestResolveLabelOperable(t *testing.T) {
+	t.Parallel()
+	p, ctx := groundOpen(t, "ground_widgets.html")
+	tests := []struct {
+		name, label, selector string
+		matches               int // elements the label names in all
+	}{
+		{"combobox over the listbox it controls", "Department", "#dept", 2},
+		{"sectioned group over its aria-hidden input", "Access expires", "#exp-group", 2},
+		{"visible inner of nested matches", "Search", "#search", 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var n int
+			if err := p.groundEvalJSON(ctx, &n, `(l) => window.__mk.operable === undefined ? -1 : Array.from(document.querySelectorAll('[aria-labelledby],[aria-label],input')).filter((e) => window.__mk.labelText(e) === l).length`, tc.label); err != nil {
+				t.Fatal(err)
+			}
+			if n != tc.matches {
+				t.Fatalf("the fixture labels %d elements %q, want %d", n, tc.label, tc.matches)
+			}
+			el, err := p.Resolve(ctx, Target{Label: tc.label})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if el.Selector != tc.selector {
+				t.Fatalf("resolved %s, want %s", el.Selector, tc.selector)
+			}
+		})
+	}
+}

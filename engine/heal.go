@@ -96,19 +96,35 @@ func (sr *stepRun) apply(ctx context.Context, strategy string, last error) error
 		sr.refind = sr.el != nil
 		return nil
 	case "dismiss_overlay":
-		if err := p.rod.Context(ctx).Keyboard.Type(input.Escape); err != nil {
-			return &Error{Code: CodeBrowser, Msg: "press Escape", Err: err}
+		// mk.dismissOverlay refuses both moves for the dialog the target is
+		// inside and for a target judged covered by its own shadow host.
+		hit := sr.occluder(last)
+		sel, ref := "", 0
+		if hit != nil {
+			sel = hit.Selector
 		}
-		if hit := sr.occluder(last); hit != nil {
+		if sr.el != nil {
+			ref = sr.el.Ref
+		}
+		var escape bool
+		if err := p.call(ctx, &escape, mkDismissOverlay, sel, ref, "escape"); err != nil {
+			return err
+		}
+		if escape {
+			if err := p.rod.Context(ctx).Keyboard.Type(input.Escape); err != nil {
+				return &Error{Code: CodeBrowser, Msg: "press Escape", Err: err}
+			}
+		}
+		if hit != nil {
 			occ := &Target{CSS: hit.Selector}
 			gone := []Condition{{Kind: vocab.CondElementGone, Target: occ, Timeout: 500 * time.Millisecond}}
-			if AllPassed(p.Verify(ctx, gone, nil)) {
+			if escape && AllPassed(p.Verify(ctx, gone, nil)) {
 				return nil
 			}
 			// Escape did not close it: click its own close control, but
 			// only one whose name says close/dismiss, never OK/Accept/Yes.
 			var closed bool
-			if err := p.call(ctx, &closed, mkDismissOverlay, hit.Selector); err != nil {
+			if err := p.call(ctx, &closed, mkDismissOverlay, sel, ref, ""); err != nil {
 				return err
 			}
 			if closed {

@@ -27,7 +27,12 @@ func (p *Page) perform(ctx context.Context, step Step, el *Element, ch Channel) 
 		return p.Hover(ctx, el, opt)
 	case vocab.ActFill:
 		return p.Fill(ctx, el, step.Value, opt)
+	case vocab.ActType:
+		return p.Type(ctx, el, step.Value, step.KeyDelay, opt)
 	case vocab.ActSelect:
+		if len(step.Path) > 0 {
+			return p.SelectPath(ctx, el, step.Path, opt)
+		}
 		return p.Select(ctx, el, step.Options, opt)
 	case vocab.ActCheck:
 		return p.Check(ctx, el, opt)

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
@@ -143,4 +145,85 @@ func waitTargetURLChange(ctx context.Context, np *Page) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// Diagnosis codes of steps that address tabs (new tabs and popups).
+const (
+	// CodeNoPopup: a step that was to open a tab or popup opened none.
+	CodeNoPopup Code = "no_popup"
+	// CodePageClosed: the page is closed (a popup that closed itself, a
+	// tab a step closed).
+	CodePageClosed Code = "page_closed"
+)
+
+// WaitOpened returns the popup the page opened after it had opened n (see
+// Popups), waiting up to wait for one to be attached; it fails with
+// CodeNoPopup when none was. A step's own popup is normally in
+// StepResult.Popup already: this covers a tab opened late (after a request
+// the click started).
+func (p *Page) WaitOpened(ctx context.Context, n int, wait time.Duration) (*Page, error) {
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	np, err := p.WaitPopup(wctx, n)
+	if err == nil {
+		return np, nil
+	}
+	if ctx.Err() != nil {
+		return nil, &Error{Code: CodeTimeout, Msg: "waiting for the tab the step opens", Err: ctx.Err()}
+	}
+	return nil, &Error{Code: CodeNoPopup, Msg: fmt.Sprintf("the step opened no tab or popup within %s (a link without target=_blank navigates the same tab; a blocked window.open opens nothing)", wait)}
+}
+
+// Closed reports whether the page is closed: by Close, or by the page
+// itself or the user (window.close, the popup's own script). It asks the
+// browser only when Close was not called; a browser that cannot answer
+// counts as open, so the step that follows reports the real failure.
+func (p *Page) Closed(ctx context.Context) bool {
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		return true
+	}
+	res, err := proto.TargetGetTargets{}.Call(p.ctx.rod.Context(ctx))
+	if err != nil {
+		return false
+	}
+	for _, t := range res.TargetInfos {
+		if t.TargetID == p.rod.TargetID {
+			return false
+		}
+	}
+	return true
+}
+
+// Activate brings the page to the front. A page behind another tab is
+// hidden: it gets no animation frames and its timers are throttled, so
+// actions and checks that wait for a frame stall there. Switching tabs
+// calls this once per switch.
+func (p *Page) Activate(ctx context.Context) error {
+	if err := (proto.PageBringToFront{}).Call(p.rod.Context(ctx)); err != nil {
+		return &Error{Code: CodeBrowser, Msg: "bring the tab to the front", Err: err}
+	}
+	return nil
+}
+
+// UntilClosed returns a context that ends when ctx does or when the page
+// closes (a popup that closes itself while a step runs in it), so that
+// the step does not wait out its timeout on a page that is gone. Calls on
+// a closed page can block until their context ends; callers check Closed
+// after an error.
+func (p *Page) UntilClosed(ctx context.Context) (context.Context, context.CancelFunc) {
+	cctx, cancel := context.WithCancel(ctx)
+	id := p.rod.TargetID
+	wait := p.ctx.rod.Context(cctx).EachEvent(func(e *proto.TargetTargetDestroyed) bool {
+		return e.TargetID == id
+	}, func(e *proto.TargetTargetCrashed) bool {
+		return e.TargetID == id
+	})
+	go func() {
+		wait()
+		cancel()
+	}()
+	return cctx, cancel
 }

@@ -295,6 +295,9 @@ func stepData(s Step) map[string]any {
 	if len(s.Options) > 0 {
 		d["options"] = s.Options
 	}
+	if len(s.Path) > 0 {
+		d["path"] = s.Path
+	}
 	if s.Key != "" {
 		d["key"] = s.Key
 	}
@@ -309,7 +312,7 @@ func stepData(s Step) map[string]any {
 }
 
 func validateStep(s Step) error {
-	needTarget := map[Action]bool{vocab.ActClick: true, vocab.ActFill: true, vocab.ActSelect: true, vocab.ActCheck: true, vocab.ActUncheck: true, vocab.ActHover: true, vocab.ActUpload: true}
+	needTarget := map[Action]bool{vocab.ActClick: true, vocab.ActFill: true, vocab.ActType: true, vocab.ActSelect: true, vocab.ActCheck: true, vocab.ActUncheck: true, vocab.ActHover: true, vocab.ActUpload: true}
 	switch s.Action {
 	case vocab.ActGoto:
 		if s.URL == "" {
@@ -324,8 +327,15 @@ func validateStep(s Step) error {
 			return errorf(CodeInvalid, "press needs a key")
 		}
 	case vocab.ActSelect:
-		if len(s.Options) == 0 {
-			return errorf(CodeInvalid, "select needs at least one option")
+		if len(s.Options) > 0 && len(s.Path) > 0 {
+			return errorf(CodeInvalid, "select takes options or a path, not both")
+		}
+		if len(s.Options) == 0 && len(s.Path) == 0 {
+			return errorf(CodeInvalid, "select needs at least one option (or a path)")
+		}
+	case vocab.ActType:
+		if s.Value == "" {
+			return errorf(CodeInvalid, "type needs text to send")
 		}
 	case vocab.ActUpload:
 		if len(s.Files) == 0 {
@@ -566,7 +576,11 @@ func implicitChecks(step Step, act *ActResult) []CheckResult {
 			c.Evidence["before"] = redact.Marker
 		}
 	case vocab.ActSelect:
-		c.Kind, c.Expected, c.Actual = vocab.CondValueEquals, strings.Join(step.Options, ", "), strings.Join(act.SelectedAfter, ", ")
+		want := strings.Join(step.Options, ", ")
+		if len(step.Path) > 0 {
+			want = strings.Join(step.Path, " / ")
+		}
+		c.Kind, c.Expected, c.Actual = vocab.CondValueEquals, want, strings.Join(act.SelectedAfter, ", ")
 		c.Evidence["before"] = strings.Join(act.SelectedBefore, ", ")
 	case vocab.ActCheck, vocab.ActUncheck:
 		want := "checked"

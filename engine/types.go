@@ -61,11 +61,17 @@ type Step struct {
 	Action  Action   `json:"action"`
 	Target  *Target  `json:"target,omitempty"`
 	URL     string   `json:"url,omitempty"`     // goto
-	Value   string   `json:"value,omitempty"`   // fill
+	Value   string   `json:"value,omitempty"`   // fill; type: the text sent key by key
 	Options []string `json:"options,omitempty"` // select: one, or several for a multiselect
-	Key     string   `json:"key,omitempty"`     // press, e.g. "Enter", "Control+A"
-	Files   []string `json:"files,omitempty"`   // upload
-	// Scroll: DeltaY pixels, or to Target when set.
+	// Path is a cascader select (instead of Options): the option to pick at
+	// each level, by visible name, in order.
+	Path []string `json:"path,omitempty"`
+	// KeyDelay is type's pause between two keystrokes (0: none).
+	KeyDelay time.Duration `json:"key_delay,omitempty"`
+	Key      string        `json:"key,omitempty"`   // press, e.g. "Enter", "Control+A"
+	Files    []string      `json:"files,omitempty"` // upload
+	// Scroll: DeltaY pixels (the page, or Target's scrollable container
+	// when Target is set), or Target into view when DeltaY is 0.
 	DeltaY float64 `json:"delta_y,omitempty"`
 
 	Expect []Condition `json:"expect,omitempty"`

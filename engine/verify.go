@@ -144,7 +144,11 @@ func AllPassed(results []CheckResult) bool {
 //     in the page. Evidence: the text found and the element holding it, or
 //     the nearest lines of page text.
 //   - element_exists, element_gone: at least one / no match of Target (with
-//     nth/last: the element it picks).
+//     nth/last: the element it picks) is shown: visible, or a control a
+//     widget keeps visually hidden (opacity 0, no size) inside a visible
+//     wrapper. A closed dialog left in the DOM does not exist, and a hidden
+//     element is gone. element_state visible/hidden stays strictly visual.
+//     Evidence: count (all matches), shown.
 //   - value_equals: the exact value of the element Target resolves to (as
 //     an action would resolve it); a <select> also matches by the selected
 //     option's label. Password values are masked in evidence.

@@ -710,3 +710,50 @@ func verifyQuantile(xs []float64, q float64) float64 {
 	sort.Float64s(s)
 	return s[int(q*float64(len(s)-1)+0.5)]
 }
+
+// TestVerifyVisibleExistence: element_exists and element_gone are about
+// what a user sees. A closed dialog left in the DOM does not exist and is
+// gone; once shown it exists; element_state hidden/visible agree.
+func TestVerifyVisibleExistence(t *testing.T) {
+	t.Parallel()
+	p := verifyOpen(t, "ground_widgets.html")
+	ctx := testCtx(t, 20*time.Second)
+	dlg := &Target{Role: "dialog", Name: "Add contact"}
+	short := 200 * time.Millisecond
+	conds := []Condition{
+		{Kind: vocab.CondElementExists, Target: dlg, Timeout: short},
+		{Kind: vocab.CondElementGone, Target: dlg, Timeout: short},
+		{Kind: vocab.CondElementState, Target: dlg, State: "hidden", Timeout: short},
+		{Kind: vocab.CondElementState, Target: dlg, State: "visible", Timeout: short},
+	}
+	if n, err := p.Count(ctx, *dlg); err != nil || n != 1 {
+		t.Fatalf("the closed dialog should be in the DOM: %d, %v", n, err)
+	}
+	want := func(when string, rs []CheckResult, st ...CheckStatus) {
+		t.Helper()
+		for i, r := range rs {
+			if r.Status != st[i] {
+				t.Errorf("%s: %s %s = %s, want %s (%s)", when, r.Kind, conds[i].State, r.Status, st[i], verifyDump(r))
+			}
+		}
+	}
+	closed := p.Verify(ctx, conds, nil)
+	want("closed", closed, Failed, Passed, Passed, Failed)
+	if got := closed[0].Actual; got != "1 match, none shown" {
+		t.Errorf("element_exists actual %q, want the hidden match said", got)
+	}
+	verifyJS(t, p, `() => { document.getElementById('dlg').hidden = false }`)
+	want("open", p.Verify(ctx, conds, nil), Passed, Failed, Failed, Passed)
+
+	// A control a widget keeps visually hidden (opacity 0) inside its
+	// visible wrapper exists (element_state stays strictly visual); a
+	// display:none one does not.
+	sw := &Target{Role: "switch", Name: "Alerts"}
+	conds = []Condition{
+		{Kind: vocab.CondElementExists, Target: sw, Timeout: short},
+		{Kind: vocab.CondElementGone, Target: sw, Timeout: short},
+		{Kind: vocab.CondElementState, Target: sw, State: "hidden", Timeout: short},
+		{Kind: vocab.CondElementExists, Target: &Target{Role: "checkbox", Name: "Archived"}, Timeout: short},
+	}
+	want("visually hidden control", p.Verify(ctx, conds, nil), Passed, Failed, Passed, Failed)
+}

@@ -240,11 +240,14 @@ func (f *fn) step(s *spec.Step, at pathCtx) []jen.Code {
 	if len(s.Expect) > 0 {
 		conds, base = f.local("conds"), f.local("base")
 		csc := &stepCtx{f: f, path: sc.path, kind: sc.kind}
-		list := f.conditions(s.Expect, csc)
+		list, baseline := f.conditions(s.Expect, csc), "Baseline"
+		if tabbed(s.Expect) {
+			list, baseline = f.tabConditions(s.Expect, csc), "BaselineIn"
+		}
 		pre = append(pre, csc.pre...)
 		pre = append(pre,
 			jen.Id(conds).Op(":=").Add(list),
-			jen.List(jen.Id(base), jen.Err()).Op(":=").Id("x").Dot("Baseline").Call(jen.Id("ctx"), sc.path(), jen.Id(conds)),
+			jen.List(jen.Id(base), jen.Err()).Op(":=").Id("x").Dot(baseline).Call(jen.Id("ctx"), sc.path(), jen.Id(conds)),
 			jen.If(jen.Err().Op("!=").Nil()).Block(f.ret(jen.Err())),
 		)
 	}
@@ -263,6 +266,8 @@ func (f *fn) step(s *spec.Step, at pathCtx) []jen.Code {
 		body = f.extract(s, sc)
 	case spec.StepScreenshot:
 		body = f.screenshot(s, sc)
+	case spec.StepCloseTab:
+		body = f.closeTab(s, sc)
 	case spec.StepHTTP:
 		body = f.http(s, sc)
 	case spec.StepSet:
@@ -304,8 +309,12 @@ func (f *fn) step(s *spec.Step, at pathCtx) []jen.Code {
 }
 
 func (f *fn) verify(s *spec.Step, sc *stepCtx, conds, base string) jen.Code {
+	verify := "Verify"
+	if tabbed(s.Expect) {
+		verify = "VerifyIn"
+	}
 	return jen.If(
-		jen.Err().Op(":=").Id("x").Dot("Verify").Call(jen.Id("ctx"), sc.path(), jen.Lit(string(s.Kind)), jen.Id(conds), jen.Id(base)),
+		jen.Err().Op(":=").Id("x").Dot(verify).Call(jen.Id("ctx"), sc.path(), jen.Lit(string(s.Kind)), jen.Id(conds), jen.Id(base)),
 		jen.Err().Op("!=").Nil(),
 	).Block(f.ret(jen.Err()))
 }

@@ -81,7 +81,60 @@ func options(s *spec.Step) jen.Code {
 	if r := retry(s.Retry); r != nil {
 		fields = append(fields, kv("Retry", r))
 	}
+	if t := tabOf(s.Tab); t != "" {
+		fields = append(fields, kv("Tab", jen.Lit(t)))
+	}
 	return jen.Qual(pkgRuntime, "StepOptions").Values(fields...)
+}
+
+// tabOf is a tab name as the runtime takes it: "" for the main tab.
+func tabOf(name string) string {
+	if name == spec.MainTab {
+		return ""
+	}
+	return name
+}
+
+// splitTabs splits a step's conditions into those checked in its own tab
+// (the engine's, in engine.Step.Expect) and those addressed to other tabs.
+func splitTabs(s *spec.Step) (own, other []*spec.Condition) {
+	for _, c := range s.Expect {
+		if c.Tab == "" || tabOf(c.Tab) == tabOf(s.Tab) {
+			own = append(own, c)
+		} else {
+			other = append(other, c)
+		}
+	}
+	return own, other
+}
+
+// tabConditions compiles conditions addressed to tabs into a
+// []runtime.TabCondition.
+func (f *fn) tabConditions(cs []*spec.Condition, sc *stepCtx) jen.Code {
+	var items []jen.Code
+	for _, c := range cs {
+		var fields []jen.Code
+		if t := tabOf(c.Tab); t != "" {
+			fields = append(fields, kv("Tab", jen.Lit(t)))
+		}
+		fields = append(fields, kv("Cond", f.condition(c, sc, false)))
+		items = append(items, jen.Values(fields...))
+	}
+	if len(items) > 1 {
+		items = multiline(items)
+	}
+	return jen.Index().Qual(pkgRuntime, "TabCondition").Values(items...)
+}
+
+// tabbed reports whether any of the conditions addresses a tab other than
+// the main one.
+func tabbed(cs []*spec.Condition) bool {
+	for _, c := range cs {
+		if tabOf(c.Tab) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // target compiles a target into an engine.Target composite literal (no &).
@@ -186,6 +239,22 @@ func (f *fn) pageStep(s *spec.Step, sc *stepCtx) []jen.Code {
 		}
 		fields = append(fields, kv("Options", jen.Index().String().Values(opts...)))
 	}
+	if s.OptionsFrom != nil {
+		fields = append(fields, kv("Options", f.textList(s.OptionsFrom, sc)))
+	}
+	if len(s.SelectPath) > 0 {
+		var levels []jen.Code
+		for _, o := range s.SelectPath {
+			levels = append(levels, f.text(o, textPlain, sc))
+		}
+		fields = append(fields, kv("Path", jen.Index().String().Values(levels...)))
+	}
+	if s.SelectPathFrom != nil {
+		fields = append(fields, kv("Path", f.textList(s.SelectPathFrom, sc)))
+	}
+	if s.Delay > 0 {
+		fields = append(fields, kv("KeyDelay", duration(s.Delay)))
+	}
 	if s.Key != nil {
 		fields = append(fields, kv("Key", f.text(s.Key, textPlain, sc)))
 	}
@@ -196,11 +265,12 @@ func (f *fn) pageStep(s *spec.Step, sc *stepCtx) []jen.Code {
 		}
 		fields = append(fields, kv("Files", jen.Index().String().Values(files...)))
 	}
-	if s.Kind == spec.StepScroll && s.Target == nil {
+	if s.Kind == spec.StepScroll && s.DeltaY != 0 {
 		fields = append(fields, kv("DeltaY", jen.Lit(s.DeltaY)))
 	}
-	if len(s.Expect) > 0 {
-		fields = append(fields, kv("Expect", f.conditions(s.Expect, sc)))
+	own, other := splitTabs(s)
+	if len(own) > 0 {
+		fields = append(fields, kv("Expect", f.conditions(own, sc)))
 	}
 	if s.Timeout > 0 {
 		fields = append(fields, kv("Timeout", duration(s.Timeout)))
@@ -211,20 +281,46 @@ func (f *fn) pageStep(s *spec.Step, sc *stepCtx) []jen.Code {
 	if secretText(s) {
 		fields = append(fields, kv("Sensitive", jen.True()))
 	}
-	call := jen.Id("x").Dot("Do").Call(jen.Id("ctx"), sc.path(), jen.Qual(pkgEngine, "Step").Values(multiline(fields)...))
+	step := jen.Qual(pkgEngine, "Step").Values(multiline(fields)...)
+	if tabOf(s.Tab) == "" && s.Opens == "" && len(other) == 0 {
+		return []jen.Code{f.doCall(jen.Id("x").Dot("Do").Call(jen.Id("ctx"), sc.path(), step))}
+	}
+	var ts []jen.Code
+	if t := tabOf(s.Tab); t != "" {
+		ts = append(ts, kv("In", jen.Lit(t)))
+	}
+	if s.Opens != "" {
+		ts = append(ts, kv("Opens", jen.Lit(s.Opens)))
+	}
+	if len(other) > 0 {
+		ts = multiline(append(ts, kv("Expect", f.tabConditions(other, sc))))
+	}
+	call := jen.Id("x").Dot("DoIn").Call(jen.Id("ctx"), sc.path(), jen.Qual(pkgRuntime, "TabStep").Values(ts...), step)
 	return []jen.Code{f.doCall(call)}
 }
 
-// secretText reports whether a page step types a secret (fill value, key,
-// option): the engine then redacts the value from traces.
+// textList compiles a single reference used as a list of texts (select's
+// options or path) into a []string expression.
+func (f *fn) textList(t *spec.Template, sc *stepCtx) jen.Code {
+	expr, typ := f.ref(t.Whole(), sc)
+	return f.convert(expr, typ, spec.ArrayOf(spec.Scalar(spec.KindString)), sc)
+}
+
+// closeTab compiles a close_tab step.
+func (f *fn) closeTab(s *spec.Step, sc *stepCtx) []jen.Code {
+	return []jen.Code{f.doCall(jen.Id("x").Dot("CloseTab").Call(jen.Id("ctx"), sc.path(), jen.Lit(s.Tab)))}
+}
+
+// secretText reports whether a page step types a secret (fill or type
+// value, key, option, path level): the engine then redacts the value from
+// traces.
 func secretText(s *spec.Step) bool {
-	if s.Value != nil && s.Value.Secret {
-		return true
+	for _, t := range []*spec.Template{s.Value, s.Key, s.OptionsFrom, s.SelectPathFrom} {
+		if t != nil && t.Secret {
+			return true
+		}
 	}
-	if s.Key != nil && s.Key.Secret {
-		return true
-	}
-	for _, o := range s.Options {
+	for _, o := range append(append([]*spec.Template(nil), s.Options...), s.SelectPath...) {
 		if o.Secret {
 			return true
 		}
@@ -581,7 +677,9 @@ func (at pathCtx) prefix(s *spec.Step, suffix string) jen.Code {
 func (f *fn) ifStep(s *spec.Step, sc *stepCtx, at pathCtx) []jen.Code {
 	c := s.If
 	var check jen.Code
-	if c.PageCond != nil {
+	if c.PageCond != nil && tabOf(c.PageCond.Tab) != "" {
+		check = jen.Id("x").Dot("PageCondIn").Call(jen.Id("ctx"), sc.path(), jen.Lit(c.PageCond.Tab), f.condition(c.PageCond, sc, false))
+	} else if c.PageCond != nil {
 		check = jen.Id("x").Dot("PageCond").Call(jen.Id("ctx"), sc.path(), f.condition(c.PageCond, sc, false))
 	} else {
 		that, arg := f.operands(c.Cond, sc)
@@ -602,13 +700,27 @@ func (f *fn) ifStep(s *spec.Step, sc *stepCtx, at pathCtx) []jen.Code {
 	return []jen.Code{stmt}
 }
 
-// stepSummary is the one-line comment above a step.
+// stepSummary is the one-line comment above a step, with the tab it runs
+// in and the tab it opens.
 func stepSummary(s *spec.Step) string {
+	out := kindSummary(s)
+	if t := tabOf(s.Tab); t != "" && s.Kind != spec.StepCloseTab {
+		out += " in tab " + t
+	}
+	if s.Opens != "" {
+		out += ", opens tab " + s.Opens
+	}
+	return out
+}
+
+func kindSummary(s *spec.Step) string {
 	k := string(s.Kind)
 	switch s.Kind {
+	case spec.StepCloseTab:
+		return k + " " + s.Tab
 	case spec.StepGoto:
 		return k + " " + s.URL.Raw
-	case spec.StepClick, spec.StepHover, spec.StepCheck, spec.StepUncheck, spec.StepSelect, spec.StepFill, spec.StepUpload:
+	case spec.StepClick, spec.StepHover, spec.StepCheck, spec.StepUncheck, spec.StepSelect, spec.StepFill, spec.StepType, spec.StepUpload:
 		return k + " " + targetSummary(s.Target)
 	case spec.StepPress:
 		if s.Target != nil {
@@ -616,6 +728,9 @@ func stepSummary(s *spec.Step) string {
 		}
 		return k + " " + s.Key.Raw
 	case spec.StepScroll:
+		if s.Target != nil && s.DeltaY != 0 {
+			return k + " " + targetSummary(s.Target) + " by " + strconv.FormatFloat(s.DeltaY, 'f', -1, 64)
+		}
 		if s.Target != nil {
 			return k + " to " + targetSummary(s.Target)
 		}
@@ -649,8 +764,10 @@ func stepSummary(s *spec.Step) string {
 	case spec.StepForeach:
 		return k + " " + s.Foreach.As + " in " + s.Foreach.In.Raw
 	case spec.StepIf:
-		if s.If.PageCond != nil {
-			return k + " " + string(s.If.PageCond.Kind)
+		if c := s.If.PageCond; c != nil && tabOf(c.Tab) != "" {
+			return k + " " + string(c.Kind) + " in tab " + c.Tab
+		} else if c != nil {
+			return k + " " + string(c.Kind)
 		}
 		return k + " " + string(s.If.Cond.Op)
 	}

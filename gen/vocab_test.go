@@ -21,6 +21,7 @@ var vocabStep = map[vocab.Action]string{
 	vocab.ActGoto:    `goto: "https://example.com/"`,
 	vocab.ActClick:   `click: {css: "#a"}`,
 	vocab.ActFill:    `fill: {target: {css: "#a"}, value: v}`,
+	vocab.ActType:    `type: {target: {css: "#a"}, value: v}`,
 	vocab.ActSelect:  `select: {target: {css: "#a"}, option: o}`,
 	vocab.ActCheck:   `check: {css: "#a"}`,
 	vocab.ActUncheck: `uncheck: {css: "#a"}`,

@@ -156,6 +156,13 @@ func (r *callRun) finish(cerr *CallError) *Outcome {
 	if r.x != nil {
 		rec.Data = r.x.annotations()
 	}
+	if usedTabs(out.Steps) {
+		for _, s := range out.Steps {
+			if s.Tab != "" {
+				rec.Tabs = append(rec.Tabs, sessionlog.StepTab{Step: s.Path, Tab: s.Tab})
+			}
+		}
+	}
 	if out.Error != nil {
 		rec.Error = &sessionlog.ErrorInfo{Code: string(out.Error.Code), Message: out.Error.Message}
 		if len(out.Error.Args) > 0 {
@@ -346,6 +353,7 @@ func redactRaw(b json.RawMessage, secrets []string) json.RawMessage {
 func summarize(steps []StepRecord) sessionlog.VerificationSummary {
 	var v sessionlog.VerificationSummary
 	var checks []any
+	tabs := usedTabs(steps)
 	for _, s := range steps {
 		for _, c := range s.Checks {
 			switch c.Status {
@@ -356,7 +364,15 @@ func summarize(steps []StepRecord) sessionlog.VerificationSummary {
 			default:
 				v.Unverifiable++
 			}
-			checks = append(checks, map[string]any{"step": s.Path, "kind": c.Kind, "status": c.Status, "expected": c.Expected, "actual": c.Actual})
+			e := map[string]any{"step": s.Path, "kind": c.Kind, "status": c.Status, "expected": c.Expected, "actual": c.Actual}
+			if tabs {
+				// A check addressed to another tab than its step's names it.
+				e["tab"] = s.Tab
+				if t, ok := c.Evidence["tab"].(string); ok {
+					e["tab"] = t
+				}
+			}
+			checks = append(checks, e)
 		}
 	}
 	if len(checks) > 0 {

@@ -2,8 +2,9 @@
 // all that generated and hand-written macros need: a [Macro] (params and
 // result schemas, risk, a [Handler]) in a [Registry]; the [Dispatcher],
 // which turns a [Call] into validated arguments ([Macro.Validate],
-// [ValidArgs]), runs the handler on an [Exec] (page, http, lookup,
-// primitive and nested-call steps, each with its [StepRecord] evidence)
+// [ValidArgs]), runs the handler on an [Exec] (page steps, in named tabs
+// with [TabStep], http, lookup, primitive and nested-call steps, each with
+// its [StepRecord] evidence)
 // and returns a verified [Outcome]; the [SitePolicy] that bounds where
 // steps may go; typed errors ([CallError], [ErrorCode]); the macro tests
 // ([MacroTest]); and the [SessionLog] every call is recorded in.

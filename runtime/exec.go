@@ -16,7 +16,6 @@ import (
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime/redact"
-	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // PageSource opens a browser page for one macro call; release closes it
@@ -49,8 +48,11 @@ type Primitives map[string]Primitive
 
 // StepRecord is the evidence of one executed step.
 type StepRecord struct {
-	Path      string               `json:"path"` // e.g. steps[3] or steps[2].steps[0]
-	Kind      string               `json:"kind"`
+	Path string `json:"path"` // e.g. steps[3] or steps[2].steps[0]
+	Kind string `json:"kind"`
+	// Tab is the tab the step ran in (MainTab, or the name a step opened
+	// it under); "" for a step that used no page.
+	Tab       string               `json:"tab,omitempty"`
 	Status    string               `json:"status"` // passed | failed
 	Diagnosis string               `json:"diagnosis,omitempty"`
 	Message   string               `json:"message,omitempty"`
@@ -70,6 +72,9 @@ type Exec struct {
 
 	mu      sync.Mutex
 	page    *engine.Page
+	tabs    map[string]*tab // the pages steps opened, by name (root only)
+	front   *engine.Page    // the tab in front (nil: the main one, until a tab opens)
+	unsure  bool            // which tab is in front is not known (the front one closed)
 	release func()
 	steps   []StepRecord
 	data    map[string]any
@@ -189,42 +194,15 @@ func (x *Exec) Page(ctx context.Context) (*engine.Page, error) {
 	return p, nil
 }
 
-// Do runs one page step and records its evidence; a failed step returns a
-// step_failed *CallError carrying that evidence.
+// Do runs one page step in the main tab and records its evidence; a failed
+// step returns a step_failed *CallError carrying that evidence (DoIn runs
+// a step in another tab).
 //
 // Under a site policy a goto outside the allowed sites fails before the
 // browser is touched, and a step that leaves the page on another site (a
 // link, a redirect) fails after it.
 func (x *Exec) Do(ctx context.Context, path string, step engine.Step) error {
-	sites := x.d.sites(ctx)
-	if step.Action == vocab.ActGoto {
-		if err := sites.Check(step.URL); err != nil {
-			return x.siteFail(StepRecord{Path: path, Kind: string(step.Action)}, err)
-		}
-	}
-	p, err := x.Page(ctx)
-	if err != nil {
-		return err
-	}
-	start := time.Now()
-	res, err := p.Do(ctx, step)
-	rec := StepRecord{Path: path, Kind: string(step.Action), Status: "passed", Duration: time.Since(start)}
-	if res != nil {
-		rec.Checks = res.Checks
-		rec.Detail = res.Detail()
-	}
-	if err != nil {
-		return x.fail(ctx, rec, err)
-	}
-	if sites != nil {
-		if u, uerr := p.URL(ctx); uerr == nil {
-			if err := sites.Check(u); err != nil {
-				return x.siteFail(rec, err)
-			}
-		}
-	}
-	x.record(rec)
-	return nil
+	return x.DoIn(ctx, path, TabStep{}, step)
 }
 
 func (x *Exec) fail(ctx context.Context, rec StepRecord, err error) error {

@@ -35,6 +35,8 @@ type StepOptions struct {
 	// the element (polling while it is not found) unless Retry is NoRetry;
 	// other steps ignore Retry.
 	Retry int
+	// Tab is the tab extract and screenshot read ("": MainTab).
+	Tab string
 }
 
 func (o StepOptions) timeout() time.Duration {
@@ -136,10 +138,10 @@ func fieldText(f engine.Field) string {
 // step's timeout for the element to appear; a missing attribute fails.
 func (x *Exec) Extract(ctx context.Context, path string, t engine.Target, f engine.Field, o StepOptions) (string, error) {
 	start := time.Now()
-	rec := StepRecord{Path: path, Kind: "extract", Status: "passed", Detail: map[string]any{"target": x.redact(t.String()), "read": fieldText(f)}}
-	p, err := x.Page(ctx)
+	rec := StepRecord{Path: path, Kind: "extract", Status: "passed", Tab: tabName(o.Tab), Detail: map[string]any{"target": x.redact(t.String()), "read": fieldText(f)}}
+	p, err := x.tabPage(ctx, o.Tab)
 	if err != nil {
-		return "", err
+		return "", x.tabFail(ctx, rec, err)
 	}
 	var out *engine.Extracted
 	err = poll(ctx, o, func(ctx context.Context) error {
@@ -175,7 +177,7 @@ func (x *Exec) ExtractRows(ctx context.Context, path string, t engine.Target, co
 	for i, c := range cols {
 		names[i] = c.Name
 	}
-	rec := StepRecord{Path: path, Kind: "extract", Status: "passed", Detail: map[string]any{"target": x.redact(t.String()), "rows": names}}
+	rec := StepRecord{Path: path, Kind: "extract", Status: "passed", Tab: tabName(o.Tab), Detail: map[string]any{"target": x.redact(t.String()), "rows": names}}
 	rows, err := x.rows(ctx, t, cols, max, o)
 	rec.Duration = time.Since(start)
 	if err != nil {
@@ -187,7 +189,7 @@ func (x *Exec) ExtractRows(ctx context.Context, path string, t engine.Target, co
 }
 
 func (x *Exec) rows(ctx context.Context, t engine.Target, cols []Column, max int, o StepOptions) ([]map[string]string, error) {
-	p, err := x.Page(ctx)
+	p, err := x.tabPage(ctx, o.Tab)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +231,7 @@ func (x *Exec) rows(ctx context.Context, t engine.Target, cols []Column, max int
 // most max (0: all): an extract with all: true.
 func (x *Exec) ExtractAll(ctx context.Context, path string, t engine.Target, f engine.Field, max int, o StepOptions) ([]string, error) {
 	start := time.Now()
-	rec := StepRecord{Path: path, Kind: "extract", Status: "passed", Detail: map[string]any{"target": x.redact(t.String()), "read": fieldText(f), "all": true}}
+	rec := StepRecord{Path: path, Kind: "extract", Status: "passed", Tab: tabName(o.Tab), Detail: map[string]any{"target": x.redact(t.String()), "read": fieldText(f), "all": true}}
 	rows, err := x.rows(ctx, t, []Column{{Name: "v", Field: f}}, max, o)
 	rec.Duration = time.Since(start)
 	if err != nil {
@@ -248,10 +250,10 @@ func (x *Exec) ExtractAll(ctx context.Context, path string, t engine.Target, f e
 // count: true.
 func (x *Exec) Count(ctx context.Context, path string, t engine.Target, o StepOptions) (int64, error) {
 	start := time.Now()
-	rec := StepRecord{Path: path, Kind: "extract", Status: "passed", Detail: map[string]any{"target": x.redact(t.String()), "count": true}}
-	p, err := x.Page(ctx)
+	rec := StepRecord{Path: path, Kind: "extract", Status: "passed", Tab: tabName(o.Tab), Detail: map[string]any{"target": x.redact(t.String()), "count": true}}
+	p, err := x.tabPage(ctx, o.Tab)
 	if err != nil {
-		return 0, err
+		return 0, x.tabFail(ctx, rec, err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, o.timeout())
 	n, err := p.Count(cctx, t)
@@ -272,10 +274,10 @@ func (x *Exec) Count(ctx context.Context, path string, t engine.Target, o StepOp
 // goes (e.g. <name>.png next to the session log).
 func (x *Exec) Screenshot(ctx context.Context, path, name string, t *engine.Target, fullPage bool, o StepOptions) error {
 	start := time.Now()
-	rec := StepRecord{Path: path, Kind: "screenshot", Status: "passed", Detail: map[string]any{"name": name}}
-	p, err := x.Page(ctx)
+	rec := StepRecord{Path: path, Kind: "screenshot", Status: "passed", Tab: tabName(o.Tab), Detail: map[string]any{"name": name}}
+	p, err := x.tabPage(ctx, o.Tab)
 	if err != nil {
-		return err
+		return x.tabFail(ctx, rec, err)
 	}
 	var png []byte
 	if t != nil {
@@ -382,7 +384,7 @@ func (x *Exec) Verify(ctx context.Context, path, kind string, conds []engine.Con
 	}
 	start := time.Now()
 	checks := p.Verify(ctx, conds, base)
-	rec := StepRecord{Path: path, Kind: kind, Status: "passed", Checks: checks, Detail: map[string]any{"phase": "expect"}, Duration: time.Since(start)}
+	rec := StepRecord{Path: path, Kind: kind, Status: "passed", Tab: MainTab, Checks: checks, Detail: map[string]any{"phase": "expect"}, Duration: time.Since(start)}
 	if !engine.AllPassed(checks) {
 		var bad []string
 		for _, c := range checks {
@@ -449,16 +451,21 @@ func (x *Exec) Cond(ctx context.Context, path string, that any, op Op, arg any) 
 // no timeout, else polled until it holds or its timeout passes. A condition
 // that cannot be evaluated (unverifiable) fails the step.
 func (x *Exec) PageCond(ctx context.Context, path string, c engine.Condition) (bool, error) {
-	p, err := x.Page(ctx)
+	return x.PageCondIn(ctx, path, MainTab, c)
+}
+
+// PageCondIn is PageCond in the named tab.
+func (x *Exec) PageCondIn(ctx context.Context, path, tab string, c engine.Condition) (bool, error) {
+	p, err := x.checkPage(ctx, tab)
 	if err != nil {
-		return false, err
+		return false, x.tabFail(ctx, StepRecord{Path: path, Kind: "if", Tab: tabName(tab)}, err)
 	}
 	start := time.Now()
 	if c.Timeout <= 0 {
 		c.Timeout = time.Millisecond // one evaluation
 	}
 	res := p.Verify(ctx, []engine.Condition{c}, nil)[0]
-	rec := StepRecord{Path: path, Kind: "if", Status: "passed", Duration: time.Since(start),
+	rec := StepRecord{Path: path, Kind: "if", Status: "passed", Tab: tabName(tab), Duration: time.Since(start),
 		Detail: map[string]any{"cond": string(c.Kind), "expected": x.redact(res.Expected), "actual": x.redact(res.Actual), "result": res.Status == engine.Passed}}
 	if res.Status != engine.Passed && res.Status != engine.Failed {
 		return false, x.fail(ctx, rec, &engine.Error{Code: engine.CodeCheckFailed, Msg: "condition " + string(c.Kind) + " could not be evaluated: " + res.Actual, Checks: []engine.CheckResult{res}})

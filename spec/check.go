@@ -44,12 +44,15 @@ type checker struct {
 	prims    map[string]bool
 	sites    []callSite
 	cur      *Step
+	tabSites map[string][]tabSite // the steps that open each tab
 }
 
-// scope holds the variables visible in a block of steps.
+// scope holds the variables visible in a block of steps, and what the
+// block knows about tabs.
 type scope struct {
 	parent *scope
 	names  map[string]*Var
+	tabs   map[string]tabState
 }
 
 func (sc *scope) lookup(name string) *Var {
@@ -73,7 +76,7 @@ func (sc *scope) visible() []string {
 
 func newChecker(s *Spec, r *reporter, e *env) *checker {
 	return &checker{s: s, r: r, env: e, params: map[string]*Property{}, vars: map[string]*Var{},
-		defs: map[string][]def{}, envNames: map[string]bool{}, calls: map[string]bool{}, prims: map[string]bool{}}
+		defs: map[string][]def{}, envNames: map[string]bool{}, calls: map[string]bool{}, prims: map[string]bool{}, tabSites: map[string][]tabSite{}}
 }
 
 func (c *checker) errf(pos Pos, path, format string, args ...any) {
@@ -90,6 +93,7 @@ func (c *checker) check() {
 		}
 	}
 	c.collectDefs(s.Steps)
+	c.collectTabs(s.Steps)
 	root := &scope{names: map[string]*Var{}}
 	c.steps(s.Steps, root)
 	if s.Returns != nil && s.Result != nil {
@@ -307,6 +311,23 @@ func (c *checker) text(t *Template, sc *scope, path, what string) {
 	t.Type = Scalar(KindString)
 }
 
+// textList checks a single reference used as a list of texts (select's
+// options or path): an array of strings, or any (checked at run time).
+func (c *checker) textList(t *Template, sc *scope, path, what string) {
+	if t == nil {
+		return
+	}
+	r := t.Whole()
+	rt, secret := c.ref(r, sc, path)
+	t.Secret, t.Type = secret, rt
+	switch {
+	case rt.Kind == KindAny:
+	case rt.Kind == KindArray && rt.Items != nil && (rt.Items.Kind == KindString || rt.Items.Kind == KindAny):
+	default:
+		c.errf(r.Pos, path, "%s needs a list of strings, but %s is %s", what, r, article(rt))
+	}
+}
+
 // url checks a template used as a URL: text, and no secrets.
 func (c *checker) url(t *Template, sc *scope, path, what string) {
 	c.text(t, sc, path, what)
@@ -458,6 +479,8 @@ func (c *checker) step(s *Step, sc *scope) {
 	c.cur = s
 	defer func() { c.cur = prev }()
 	path := join(s.Path, string(s.Kind))
+	c.tabs(s, sc)
+	defer c.openTab(s, sc)
 	var defs []pending
 	switch s.Kind {
 	case StepGoto:
@@ -467,11 +490,19 @@ func (c *checker) step(s *Step, sc *scope) {
 	case StepFill:
 		c.target(s.Target, sc, join(path, "target"))
 		c.text(s.Value, sc, join(path, "value"), "a fill value")
+	case StepType:
+		c.target(s.Target, sc, join(path, "target"))
+		c.text(s.Value, sc, join(path, "value"), "a typed value")
 	case StepSelect:
 		c.target(s.Target, sc, join(path, "target"))
 		for _, o := range s.Options {
 			c.text(o, sc, path, "an option")
 		}
+		c.textList(s.OptionsFrom, sc, join(path, "options"), "options")
+		for _, o := range s.SelectPath {
+			c.text(o, sc, join(path, "path"), "a path level")
+		}
+		c.textList(s.SelectPathFrom, sc, join(path, "path"), "path")
 	case StepPress:
 		if s.Target != nil {
 			c.target(s.Target, sc, join(path, "target"))

@@ -54,6 +54,7 @@ func buildJSONSchema() jobj {
 	str := jobj{"type": "string"}
 	tru := jobj{"const": true}
 	timeout := jref("duration")
+	tab := jref("name")
 
 	locators := jobj{}
 	for _, k := range locatorKeys {
@@ -74,25 +75,25 @@ func buildJSONSchema() jobj {
 		var long jobj
 		switch k {
 		case vocab.CondURLMatches, vocab.CondTitleMatches:
-			long = closed(jobj{"pattern": jref("text"), "timeout": timeout}, "pattern")
+			long = closed(jobj{"pattern": jref("text"), "timeout": timeout, "tab": tab}, "pattern")
 			cond[string(k)] = anyOf(jref("text"), long)
 		case vocab.CondTextPresent, vocab.CondTextAbsent:
-			long = closed(jobj{"text": jref("text"), "within": jref("target"), "timeout": timeout}, "text")
+			long = closed(jobj{"text": jref("text"), "within": jref("target"), "timeout": timeout, "tab": tab}, "text")
 			cond[string(k)] = anyOf(jref("text"), long)
 		case vocab.CondElementExists, vocab.CondElementGone:
-			long = closed(jobj{"target": jref("target"), "timeout": timeout}, "target")
+			long = closed(jobj{"target": jref("target"), "timeout": timeout, "tab": tab}, "target")
 			cond[string(k)] = anyOf(jref("target"), long)
 		case vocab.CondValueEquals:
-			cond[string(k)] = closed(jobj{"target": jref("target"), "value": jref("text"), "timeout": timeout}, "target", "value")
+			cond[string(k)] = closed(jobj{"target": jref("target"), "value": jref("text"), "timeout": timeout, "tab": tab}, "target", "value")
 		case vocab.CondAttributeEquals:
-			cond[string(k)] = closed(jobj{"target": jref("target"), "attr": str, "value": jref("text"), "timeout": timeout}, "target", "attr", "value")
+			cond[string(k)] = closed(jobj{"target": jref("target"), "attr": str, "value": jref("text"), "timeout": timeout, "tab": tab}, "target", "attr", "value")
 		case vocab.CondElementState:
-			cond[string(k)] = closed(jobj{"target": jref("target"), "state": jobj{"enum": elementStates()}, "timeout": timeout}, "target", "state")
+			cond[string(k)] = closed(jobj{"target": jref("target"), "state": jobj{"enum": elementStates()}, "timeout": timeout, "tab": tab}, "target", "state")
 		case vocab.CondListCountDelta:
-			cond[string(k)] = closed(jobj{"target": jref("target"), "delta": jobj{"type": "integer"}, "timeout": timeout}, "target", "delta")
+			cond[string(k)] = closed(jobj{"target": jref("target"), "delta": jobj{"type": "integer"}, "timeout": timeout, "tab": tab}, "target", "delta")
 		case vocab.CondRequestSucceeded:
 			long = closed(jobj{"url": jref("text"), "method": jobj{"enum": httpMethods},
-				"status": jobj{"type": "integer", "minimum": 100, "maximum": 599}, "timeout": timeout}, "url")
+				"status": jobj{"type": "integer", "minimum": 100, "maximum": 599}, "timeout": timeout, "tab": tab}, "url")
 			cond[string(k)] = anyOf(jref("text"), long)
 		}
 	}
@@ -127,23 +128,27 @@ func buildJSONSchema() jobj {
 		switch k {
 		case StepGoto:
 			s = jref("text")
-		case StepClick, StepHover, StepCheck, StepUncheck:
+		case StepClick:
+			s = anyOf(jref("target"), closed(jobj{"target": jref("target"), "opens": tab}, "target"))
+		case StepHover, StepCheck, StepUncheck:
 			s = jref("target")
 		case StepFill:
 			s = closed(jobj{"target": jref("target"), "value": jref("text")}, "target", "value")
+		case StepType:
+			s = closed(jobj{"target": jref("target"), "value": jref("text"), "delay": jref("duration")}, "target", "value")
 		case StepSelect:
-			o := closed(jobj{"target": jref("target"), "option": jref("text"),
-				"options": jobj{"type": "array", "minItems": 1, "items": jref("text")}}, "target")
-			o["oneOf"] = exactlyOne("option", "options")
+			list := anyOf(jobj{"type": "array", "minItems": 1, "items": jref("text")}, str)
+			o := closed(jobj{"target": jref("target"), "option": jref("text"), "options": list, "path": list}, "target")
+			o["oneOf"] = exactlyOne("option", "options", "path")
 			s = o
 		case StepPress:
-			s = anyOf(jref("text"), closed(jobj{"key": jref("text"), "target": jref("target")}, "key"))
+			s = anyOf(jref("text"), closed(jobj{"key": jref("text"), "target": jref("target"), "opens": tab}, "key"))
 		case StepUpload:
 			s = closed(jobj{"target": jref("target"),
 				"files": anyOf(jref("text"), jobj{"type": "array", "minItems": 1, "items": jref("text")})}, "target", "files")
 		case StepScroll:
 			o := closed(jobj{"target": jref("target"), "delta_y": jobj{"type": "number"}})
-			o["oneOf"] = exactlyOne("target", "delta_y")
+			o["anyOf"] = []any{jobj{"required": []string{"target"}}, jobj{"required": []string{"delta_y"}}}
 			s = o
 		case StepWait:
 			s = anyOf(jref("condition"), jobj{"type": "array", "minItems": 1, "items": jref("condition")})
@@ -155,6 +160,8 @@ func buildJSONSchema() jobj {
 		case StepScreenshot:
 			name := jobj{"type": "string", "pattern": fileNameRE.String()}
 			s = anyOf(name, closed(jobj{"name": name, "target": jref("target"), "full_page": jobj{"type": "boolean"}}, "name"))
+		case StepCloseTab:
+			s = tab
 		case StepHTTP:
 			s = closed(jobj{
 				"method":        jobj{"enum": httpMethods},
@@ -196,6 +203,7 @@ func buildJSONSchema() jobj {
 	steps["expect"] = jobj{"type": "array", "items": jref("condition")}
 	steps["timeout"] = timeout
 	steps["retry"] = jobj{"type": "integer", "minimum": 0, "maximum": MaxRetry}
+	steps["tab"] = tab
 	step := closed(steps)
 	step["oneOf"] = exactlyOne(stepKindNames()...)
 

@@ -13,6 +13,10 @@ const FormatVersion = 1
 // MaxForeach is the largest `foreach.max` a spec may declare.
 const MaxForeach = 1000
 
+// MainTab is the name of a macro call's first page; a step that opens a
+// tab names it (`opens`).
+const MainTab = "main"
+
 // MaxRetry is the largest `retry` a step may declare.
 const MaxRetry = 5
 
@@ -168,6 +172,7 @@ const (
 	StepGoto                = StepKind(vocab.ActGoto)
 	StepClick               = StepKind(vocab.ActClick)
 	StepFill                = StepKind(vocab.ActFill)
+	StepType                = StepKind(vocab.ActType)
 	StepSelect              = StepKind(vocab.ActSelect)
 	StepCheck               = StepKind(vocab.ActCheck)
 	StepUncheck             = StepKind(vocab.ActUncheck)
@@ -178,6 +183,7 @@ const (
 	StepWait                = StepKind(vocab.ActWait)
 	StepExtract    StepKind = "extract"
 	StepScreenshot StepKind = "screenshot"
+	StepCloseTab   StepKind = "close_tab"
 	StepHTTP       StepKind = "http"
 	StepSet        StepKind = "set"
 	StepAssert     StepKind = "assert"
@@ -190,7 +196,7 @@ const (
 
 // stepKinds lists every step kind in documentation order: the page actions,
 // then the rest.
-var stepKinds = append(pageKinds(), StepExtract, StepScreenshot, StepHTTP,
+var stepKinds = append(pageKinds(), StepExtract, StepScreenshot, StepCloseTab, StepHTTP,
 	StepSet, StepAssert, StepCall, StepPrimitive, StepLookup, StepForeach, StepIf)
 
 func pageKinds() []StepKind {
@@ -212,21 +218,42 @@ type Step struct {
 	// Path is where the step is, e.g. "steps[4].foreach.steps[0]".
 	Path string
 
-	// Target is the element of click, hover, check, uncheck, fill, select,
-	// upload, and optionally press and scroll.
+	// Target is the element of click, hover, check, uncheck, fill, type,
+	// select, upload, and optionally press and scroll.
 	Target *Target
 	// URL is goto's address.
 	URL *Template
-	// Value is fill's text.
+	// Value is fill's text, or the text type sends key by key.
 	Value *Template
+	// Delay is type's pause between two keystrokes (0: none).
+	Delay time.Duration
 	// Options are select's option labels or values (several for a multiselect).
 	Options []*Template
+	// OptionsFrom is select's options given as one reference to a list of
+	// strings (options: "{{ regions }}"); Options is then empty.
+	OptionsFrom *Template
+	// SelectPath is a cascader select's path (the spec's select.path): one
+	// option name per level, in order.
+	SelectPath []*Template
+	// SelectPathFrom is that path given as one reference to a list of
+	// strings.
+	SelectPathFrom *Template
 	// Key is press's key, e.g. "Enter" or "Control+A".
 	Key *Template
 	// Files are upload's file paths.
 	Files []*Template
-	// DeltaY is scroll's distance in CSS pixels when it has no Target.
+	// DeltaY is scroll's distance in CSS pixels (0: scroll Target into
+	// view). With a Target it scrolls the target's scrollable container.
 	DeltaY float64
+	// Opens names the tab or popup a click or press opens ("": none);
+	// OpensPos is where the name is.
+	Opens    string
+	OpensPos Pos
+	// Tab is the tab a page step, extract or screenshot runs in ("": the
+	// main tab); TabPos is where the name is. For close_tab, the tab it
+	// closes.
+	Tab    string
+	TabPos Pos
 
 	Extract    *Extract    // an extract step
 	Screenshot *Screenshot // a screenshot step
@@ -295,7 +322,11 @@ type Condition struct {
 	Status int    // request_succeeded: the status, or 0 for any 2xx
 	// Timeout for this check (0: the runtime default).
 	Timeout time.Duration
-	Pos     Pos // the condition's position
+	// Tab is the tab the condition checks ("": the step's tab); TabPos is
+	// where the name is.
+	Tab    string
+	TabPos Pos
+	Pos    Pos // the condition's position
 
 	path string // for diagnostics, e.g. "steps[2].expect[0].text_present"
 }

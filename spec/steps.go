@@ -3,6 +3,7 @@ package spec
 import (
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/macrokit/macrokit-go/runtime/refdata"
 
@@ -10,13 +11,15 @@ import (
 )
 
 // commonStepKeys may appear on any step.
-var commonStepKeys = []string{"expect", "timeout", "retry"}
+var commonStepKeys = []string{"expect", "timeout", "retry", "tab"}
 
 // stepKeys are the keys of each step kind's mapping form.
 var stepKeys = map[StepKind][]string{
+	StepClick:      {"target", "opens"},
 	StepFill:       {"target", "value"},
-	StepSelect:     {"target", "option", "options"},
-	StepPress:      {"key", "target"},
+	StepType:       {"target", "value", "delay"},
+	StepSelect:     {"target", "option", "options", "path"},
+	StepPress:      {"key", "target", "opens"},
 	StepUpload:     {"target", "files"},
 	StepScroll:     {"target", "delta_y"},
 	StepExtract:    {"target", "text", "value", "attr", "count", "all", "rows", "max", "into"},
@@ -96,6 +99,15 @@ func (p *parser) step(n *yaml.Node, path string) *Step {
 	if tn := m.get("timeout"); tn != nil {
 		s.Timeout, _ = p.duration(tn, m.sub("timeout"))
 	}
+	if tn := m.get("tab"); tn != nil {
+		if tabKinds(s.Kind) {
+			s.Tab, s.TabPos = p.tabName(tn, m.sub("tab"))
+		} else if s.Kind == StepCloseTab {
+			p.at(m.keyPos("tab"), m.sub("tab"), "close_tab names the tab it closes (close_tab: invoice); remove tab")
+		} else {
+			p.at(m.keyPos("tab"), m.sub("tab"), "tab applies to page steps, extract and screenshot; a condition takes its own tab: key ({text_present: {text: Paid, tab: invoice}})")
+		}
+	}
 	if rn := m.get("retry"); rn != nil {
 		if r, ok := p.integer(rn, m.sub("retry")); ok {
 			if r < 0 || r > MaxRetry {
@@ -115,8 +127,25 @@ func (p *parser) stepBody(s *Step, n *yaml.Node, path string) {
 		if s.URL != nil && s.URL.Raw == "" {
 			p.errf(n, path, "goto needs a URL")
 		}
-	case StepClick, StepHover, StepCheck, StepUncheck:
+	case StepClick:
+		if !hasKey(n, "target") {
+			s.Target = p.target(n, path)
+			return
+		}
+		// The long form: {target, opens}.
+		m := p.mapping(n, path, stepKeys[StepClick])
+		if m.require("target") {
+			s.Target = p.target(m.get("target"), m.sub("target"))
+		}
+		p.opens(s, m)
+	case StepHover, StepCheck, StepUncheck:
+		if hasKey(n, "opens") {
+			p.errf(n, path, "opens applies to click and press, the actions that open tabs; %s takes the target itself", s.Kind)
+			return
+		}
 		s.Target = p.target(n, path)
+	case StepCloseTab:
+		s.Tab, s.TabPos = p.tabName(n, path)
 	case StepWait:
 		n = resolve(n)
 		if n != nil && n.Kind == yaml.MappingNode {
@@ -144,6 +173,7 @@ func (p *parser) stepBody(s *Step, n *yaml.Node, path string) {
 		if tn := m.get("target"); tn != nil {
 			s.Target = p.target(tn, m.sub("target"))
 		}
+		p.opens(s, m)
 	case StepScreenshot:
 		s.Screenshot = p.screenshot(n, path)
 	case StepSet:
@@ -158,6 +188,8 @@ func (p *parser) stepBody(s *Step, n *yaml.Node, path string) {
 		switch s.Kind {
 		case StepFill:
 			p.fill(s, m)
+		case StepType:
+			p.typeStep(s, m)
 		case StepSelect:
 			p.selectStep(s, m)
 		case StepUpload:
@@ -179,6 +211,43 @@ func (p *parser) stepBody(s *Step, n *yaml.Node, path string) {
 		case StepIf:
 			s.If = p.ifStep(m)
 		}
+	}
+}
+
+// tabKinds reports whether steps of kind k may run in a named tab.
+func tabKinds(k StepKind) bool {
+	return k.IsPageAction() || k == StepExtract || k == StepScreenshot
+}
+
+// tabName reads a tab's name: snake_case, like a variable.
+func (p *parser) tabName(n *yaml.Node, path string) (string, Pos) {
+	s, ok := p.name(n, path)
+	pos := p.pos(resolve(n))
+	if !ok {
+		return "", pos
+	}
+	if strings.Contains(s, "{{") {
+		p.errf(n, path, "a tab name is literal, not a template: name the tab (e.g. invoice)")
+		return "", pos
+	}
+	if !snakeRE.MatchString(s) {
+		p.errf(n, path, "tab name %q must be snake_case: a lower-case letter, then lower-case letters, digits or underscores", s)
+		return "", pos
+	}
+	return s, pos
+}
+
+// opens reads the opens key of a click or press: the name of the tab the
+// action opens.
+func (p *parser) opens(s *Step, m *mapping) {
+	on := m.get("opens")
+	if on == nil {
+		return
+	}
+	s.Opens, s.OpensPos = p.tabName(on, m.sub("opens"))
+	if s.Opens == MainTab {
+		p.errf(on, m.sub("opens"), "%q is the first page's tab; name the tab this step opens something else (e.g. invoice)", MainTab)
+		s.Opens = ""
 	}
 }
 
@@ -212,32 +281,68 @@ func (p *parser) fill(s *Step, m *mapping) {
 	}
 }
 
+// MaxKeyDelay bounds type's pause between keystrokes.
+const MaxKeyDelay = time.Second
+
+func (p *parser) typeStep(s *Step, m *mapping) {
+	p.fill(s, m)
+	if s.Value != nil && s.Value.IsLiteral() && s.Value.Raw == "" {
+		p.errf(m.get("value"), m.sub("value"), "type needs text to send (to empty a field, use fill with value: \"\")")
+	}
+	if dn := m.get("delay"); dn != nil {
+		if d, ok := p.duration(dn, m.sub("delay")); ok {
+			if d > MaxKeyDelay {
+				p.errf(dn, m.sub("delay"), "delay is the pause between two keystrokes: at most %s, got %s", MaxKeyDelay, d)
+			}
+			s.Delay = d
+		}
+	}
+}
+
 func (p *parser) selectStep(s *Step, m *mapping) {
 	if m.require("target") {
 		s.Target = p.target(m.get("target"), m.sub("target"))
 	}
-	switch opts := m.present("option", "options"); len(opts) {
-	case 0:
-		p.errf(m.node, m.path, `missing required key "option" (or "options" for a multiselect)`)
-	case 2:
+	switch keys := m.present("option", "options", "path"); {
+	case len(keys) == 0:
+		p.errf(m.node, m.path, `missing required key "option" (or "options" for a multiselect, "path" for a cascader)`)
+	case m.has("path") && len(keys) > 1:
+		p.at(m.keyPos("path"), m.path, "path picks one option per level of a cascader; it cannot be used with %s", andList(keys[:len(keys)-1]))
+	case len(keys) == 2:
 		p.at(m.keyPos("options"), m.path, "use either option or options, not both")
+	case keys[0] == "option":
+		if t := p.template(m.get("option"), m.sub("option")); t != nil {
+			s.Options = []*Template{t}
+		}
+	case keys[0] == "options":
+		s.Options, s.OptionsFrom = p.textList(m.get("options"), m.sub("options"), "options", "option")
 	default:
-		if opts[0] == "option" {
-			if t := p.template(m.get("option"), m.sub("option")); t != nil {
-				s.Options = []*Template{t}
-			}
-			return
+		s.SelectPath, s.SelectPathFrom = p.textList(m.get("path"), m.sub("path"), "path", "level")
+	}
+}
+
+// textList reads a non-empty list of texts, or one {{ reference }} to a
+// list (checked to be a list of strings by the checker).
+func (p *parser) textList(n *yaml.Node, path, key, item string) ([]*Template, *Template) {
+	if n := resolve(n); n != nil && n.Kind == yaml.ScalarNode && !isNull(n) {
+		t := p.template(n, path)
+		if t != nil && t.Whole() == nil {
+			p.errf(n, path, "%s takes a list ([a, b]) or a single {{ reference }} to a list of strings, e.g. \"{{ %ss }}\"", key, item)
+			return nil, nil
 		}
-		items, ok := p.list(m.get("options"), m.sub("options"))
-		if ok && len(items) == 0 {
-			p.errf(m.get("options"), m.sub("options"), "options needs at least one option")
-		}
-		for i, it := range items {
-			if t := p.template(it, index(m.sub("options"), i)); t != nil {
-				s.Options = append(s.Options, t)
-			}
+		return nil, t
+	}
+	items, ok := p.list(n, path)
+	if ok && len(items) == 0 {
+		p.errf(n, path, "%s needs at least one %s", key, item)
+	}
+	var out []*Template
+	for i, it := range items {
+		if t := p.template(it, index(path, i)); t != nil {
+			out = append(out, t)
 		}
 	}
+	return out, nil
 }
 
 func (p *parser) upload(s *Step, m *mapping) {
@@ -266,11 +371,8 @@ func (p *parser) upload(s *Step, m *mapping) {
 }
 
 func (p *parser) scroll(s *Step, m *mapping) {
-	switch len(m.present("target", "delta_y")) {
-	case 0:
-		p.errf(m.node, m.path, "scroll needs target (scroll it into view) or delta_y (pixels, negative for up)")
-	case 2:
-		p.at(m.keyPos("delta_y"), m.path, "use either target or delta_y, not both")
+	if len(m.present("target", "delta_y")) == 0 {
+		p.errf(m.node, m.path, "scroll needs target (scroll it into view), delta_y (scroll the page by pixels, negative for up) or both (scroll the target's own scroller)")
 	}
 	if tn := m.get("target"); tn != nil {
 		s.Target = p.target(tn, m.sub("target"))

@@ -123,17 +123,17 @@ func (p *parser) checkRegexTemplate(t *Template, path string, always bool) {
 
 // condLongKeys are the keys of each post-condition's long form.
 var condLongKeys = map[vocab.CondKind][]string{
-	vocab.CondURLMatches:       {"pattern", "timeout"},
-	vocab.CondTitleMatches:     {"pattern", "timeout"},
-	vocab.CondTextPresent:      {"text", "within", "timeout"},
-	vocab.CondTextAbsent:       {"text", "within", "timeout"},
-	vocab.CondElementExists:    {"target", "timeout"},
-	vocab.CondElementGone:      {"target", "timeout"},
-	vocab.CondValueEquals:      {"target", "value", "timeout"},
-	vocab.CondAttributeEquals:  {"target", "attr", "value", "timeout"},
-	vocab.CondElementState:     {"target", "state", "timeout"},
-	vocab.CondListCountDelta:   {"target", "delta", "timeout"},
-	vocab.CondRequestSucceeded: {"url", "method", "status", "timeout"},
+	vocab.CondURLMatches:       {"pattern", "tab", "timeout"},
+	vocab.CondTitleMatches:     {"pattern", "tab", "timeout"},
+	vocab.CondTextPresent:      {"text", "within", "tab", "timeout"},
+	vocab.CondTextAbsent:       {"text", "within", "tab", "timeout"},
+	vocab.CondElementExists:    {"target", "tab", "timeout"},
+	vocab.CondElementGone:      {"target", "tab", "timeout"},
+	vocab.CondValueEquals:      {"target", "value", "tab", "timeout"},
+	vocab.CondAttributeEquals:  {"target", "attr", "value", "tab", "timeout"},
+	vocab.CondElementState:     {"target", "state", "tab", "timeout"},
+	vocab.CondListCountDelta:   {"target", "delta", "tab", "timeout"},
+	vocab.CondRequestSucceeded: {"url", "method", "status", "tab", "timeout"},
 }
 
 func condKindNames() []string {
@@ -221,7 +221,7 @@ func (p *parser) conditionBody(kind vocab.CondKind, n *yaml.Node, path string, p
 		}
 	default:
 		if !isMap {
-			p.errf(n, path, "%s takes a mapping with %s, got %s", kind, andList(condLongKeys[kind][:len(condLongKeys[kind])-1]), describe(n))
+			p.errf(n, path, "%s takes a mapping with %s, got %s", kind, andList(condLongKeys[kind][:len(condLongKeys[kind])-2]), describe(n))
 			return c
 		}
 	}
@@ -231,6 +231,9 @@ func (p *parser) conditionBody(kind vocab.CondKind, n *yaml.Node, path string, p
 	}
 	if tn := m.get("timeout"); tn != nil {
 		c.Timeout, _ = p.duration(tn, m.sub("timeout"))
+	}
+	if tn := m.get("tab"); tn != nil {
+		c.Tab, c.TabPos = p.tabName(tn, m.sub("tab"))
 	}
 	switch kind {
 	case vocab.CondURLMatches, vocab.CondTitleMatches:

@@ -102,6 +102,35 @@ mk.roots = (scope) => {
   return out;
 };
 
+// mk.flatQueryAll(scope, sel) lists the elements matching sel under scope
+// in the flat (rendered) tree of scope's own tree: scope's descendants plus
+// the light-DOM elements its <slot>s show (and their descendants), e.g. a
+// web component's listbox whose options are slotted by its host. Elements
+// inside nested shadow roots are not included.
+mk.flatQueryAll = (scope, sel) => {
+  const out = [];
+  const seen = new Set();
+  const add = (e) => { if (!seen.has(e)) { seen.add(e); out.push(e); } };
+  const visit = (root, depth) => {
+    if (!root.querySelectorAll || depth > 8) return;
+    for (const e of root.querySelectorAll(sel)) add(e);
+    for (const slot of root.querySelectorAll('slot')) {
+      for (const a of slot.assignedElements({ flatten: true })) {
+        if (a.matches(sel)) add(a);
+        visit(a, depth + 1);
+      }
+    }
+  };
+  if (scope.localName === 'slot') {
+    for (const a of scope.assignedElements({ flatten: true })) {
+      if (a.matches(sel)) add(a);
+      visit(a, 1);
+    }
+  }
+  visit(scope, 0);
+  return out;
+};
+
 // composedParent steps out of shadow roots (to the host) and out of
 // iframes (to the frame element).
 const composedParent = (n) => {

@@ -125,13 +125,40 @@ const hitPoint = (b, clip) => {
 };
 mk.hitPoint = hitPoint;
 
+// slottedTextAt returns the text node directly under host (light DOM) whose
+// rendered box holds the top-level point, or null. Hit testing retargets a
+// hit on slotted text to its host (the text's parent), so a host "hit" may
+// really be text rendered inside a slot deep in the host's shadow tree.
+const slottedTextAt = (host, pt) => {
+  const o = host.ownerDocument === document ? { x: 0, y: 0 } : frameOffset(host.ownerDocument);
+  const x = pt.x - o.x;
+  const y = pt.y - o.y;
+  let range = null;
+  for (let n = host.firstChild; n; n = n.nextSibling) {
+    if (n.nodeType !== 3 || !n.assignedSlot || !n.data.trim()) continue;
+    range = range || host.ownerDocument.createRange();
+    range.selectNodeContents(n);
+    for (const r of range.getClientRects()) {
+      if (x >= r.left && x <= r.right && y >= r.top && y <= r.bottom) return n;
+    }
+  }
+  return null;
+};
+
 // receives says whether a hit at the element's point lands on el: on el
-// itself, a composed descendant, or a <label> whose control is el.
-const receives = (el, hit) => {
+// itself, a composed descendant, or a <label> whose control is el. A host,
+// its shadow tree and its slotted content are one element here: when the
+// hit is a shadow host enclosing el and pt (the top-level point tested) is
+// on light-DOM text the host slots into el, the pointer lands on el.
+const receives = (el, hit, pt) => {
   if (!hit) return false;
   if (mk.contains(el, hit)) return true;
   const lab = hit.closest && hit.closest('label');
   if (lab && lab.control === el) return true;
+  if (pt && hit.shadowRoot && hit !== el && mk.contains(hit, el)) {
+    const tx = slottedTextAt(hit, pt);
+    if (tx && mk.contains(el, tx)) return true;
+  }
   return false;
 };
 mk.receives = receives;
@@ -144,6 +171,6 @@ mk.hitTest = (el, box) => {
   const pt = hitPoint(b, frameClip(el.ownerDocument));
   if (!pt) return { inViewport: false, occluded: false, x: b.x + b.width / 2, y: b.y + b.height / 2, hit: null };
   const at = mk.elementAt(pt.x, pt.y);
-  const ok = receives(el, at);
+  const ok = receives(el, at, pt);
   return { inViewport: true, occluded: !ok, x: pt.x, y: pt.y, hit: ok || !at ? null : { tag: at.localName, selector: mk.selector(at), role: mk.role(at) } };
 };

@@ -38,6 +38,17 @@ const matcher = (s) => {
 };
 mk.matcher = matcher;
 
+// wordMatcher(n) tests whether a name contains the words of n, in order,
+// as whole words, ignoring case: "Upload invoice" is in "upload Upload
+// invoice" (an icon's label before the text) but not in "Upload invoices".
+const wordMatcher = (n) => {
+  if (!n) return null;
+  const esc = n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const re = new RegExp('(?:^|[^\\p{L}\\p{N}_])' + esc + '(?:$|[^\\p{L}\\p{N}_])', 'iu');
+  return (v) => re.test(v);
+};
+mk.wordMatcher = wordMatcher;
+
 const KINDS = ['role', 'label', 'text', 'placeholder', 'testid', 'css'];
 const kindOf = (t) => {
   if (!t || typeof t !== 'object') throw new GroundError('invalid_step', 'no target');
@@ -66,6 +77,35 @@ const textFor = (el) => {
   return norm(el.textContent);
 };
 
+// ariaHidden: el or a composed ancestor has aria-hidden="true" (a mirror a
+// widget keeps for forms, not what a user operates).
+const ariaHidden = (el) => {
+  for (let n = el; n && n.nodeType === 1; n = mk.composedParent(n)) if (n.getAttribute('aria-hidden') === 'true') return true;
+  return false;
+};
+// operable narrows the matches of one label to what a user operates, when
+// the label names a control together with parts of it: a match another
+// match controls or owns (aria-controls / aria-owns: a combobox's listbox)
+// goes, a match in an aria-hidden subtree (a sectioned date field's hidden
+// input) goes, and of two nested matches the inner one stays when visible,
+// else the outer. Nothing is dropped when that would leave no match.
+const operable = (els) => {
+  if (els.length < 2) return els;
+  const tied = new Set();
+  for (const el of els) for (const attr of ['aria-controls', 'aria-owns']) for (const t of mk.byIds(el, attr)) tied.add(t);
+  let keep = els.filter((el) => !tied.has(el) && !ariaHidden(el));
+  if (!keep.length) keep = els;
+  if (keep.length < 2) return keep;
+  const drop = new Set();
+  for (const a of keep) for (const b of keep) {
+    if (a === b || !mk.contains(a, b)) continue;
+    drop.add(mk.visible(b) ? a : b);
+  }
+  const out = keep.filter((el) => !drop.has(el));
+  return out.length ? out : keep;
+};
+mk.operable = operable;
+
 // collect lists the elements matching t's locator inside scope (the whole
 // page when null), in document order. loose reports the substring fallback.
 const collect = (t, scope) => {
@@ -76,12 +116,20 @@ const collect = (t, scope) => {
     case 'role': {
       const want = String(t.role || '').toLowerCase();
       const m = t.name ? matcher(t.name) : null;
+      const words = m && !m.regex ? wordMatcher(m.src) : null;
       mk.walk((el) => {
         const r = mk.role(el);
         if (want ? r !== want : GENERIC[r]) return;
-        if (!m || m.exact(mk.name(el))) exact.push(el);
+        if (!m) { exact.push(el); return; }
+        const nm = mk.name(el);
+        if (m.exact(nm)) exact.push(el);
+        else if (words && words(nm)) loose.push(el);
       }, scope);
-      return { els: exact, loose: false, kind };
+      if (exact.length || !loose.length) return { els: exact, loose: false, kind };
+      // Word containment is a fallback for what a user sees: only visible
+      // elements count (several of them are ambiguous).
+      const vis = loose.filter((el) => mk.visible(el));
+      return { els: vis, loose: vis.length > 0, kind, words: true };
     }
     case 'label': {
       const m = matcher(t.label);
@@ -93,7 +141,8 @@ const collect = (t, scope) => {
         if (m.exact(lt)) exact.push(el);
         else if (m.loose && m.loose(lt)) loose.push(el);
       }, scope);
-      break;
+      if (exact.length) return { els: operable(exact), loose: false, kind };
+      return { els: operable(loose), loose: loose.length > 0, kind };
     }
     case 'text': {
       const m = matcher(t.text);

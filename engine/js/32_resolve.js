@@ -71,7 +71,8 @@ const pick = (t) => {
       throw e;
     }
   }
-  const { els, loose, kind } = collect(t, scope);
+  const { els, loose, kind, words } = collect(t, scope);
+  const looseHow = words ? 'words' : 'substring';
   const vis = els.filter((el) => mk.visible(el));
   const pool = vis.length ? vis : els;
   if (t.nth != null || t.last) {
@@ -81,11 +82,11 @@ const pick = (t) => {
     if (i >= pool.length) throw new GroundError('not_found', 'nth=' + i + ' but only ' + pool.length + (vis.length ? ' visible' : '') + ' element(s) match', pool.slice(0, MAX_CANDIDATES).map((el) => cand(el)));
     return { el: pool[i], how: t.last ? 'last' : 'nth', count: els.length, visible: vis.length, loose };
   }
-  if (els.length === 1) return { el: els[0], how: loose ? 'substring' : 'unique', count: 1, visible: vis.length, loose };
+  if (els.length === 1) return { el: els[0], how: loose ? looseHow : 'unique', count: 1, visible: vis.length, loose };
   if (!els.length) throw new GroundError('not_found', 'no element matches' + whereText(scope), nearMisses(t, kind, scope));
-  if (vis.length === 1) return { el: vis[0], how: 'visible', count: els.length, visible: 1, loose };
+  if (vis.length === 1) return { el: vis[0], how: loose ? looseHow : 'visible', count: els.length, visible: 1, loose };
   const ordered = vis.length ? vis.concat(els.filter((el) => !vis.includes(el))) : els;
-  throw new GroundError('ambiguous', els.length + ' elements match (' + vis.length + ' visible)' + (loose ? ' by substring' : ''), ordered.slice(0, MAX_CANDIDATES).map((el) => cand(el)));
+  throw new GroundError('ambiguous', els.length + ' elements match (' + vis.length + ' visible)' + (loose ? (words ? ' by name words (no exact name)' : ' by substring') : ''), ordered.slice(0, MAX_CANDIDATES).map((el) => cand(el)));
 };
 
 const fail = (e) => {

@@ -162,9 +162,10 @@ const idrefs = (el, attr) => {
     for (const l of el.labels) if (mk.visible(l)) return l;
     return null;
   };
-  // hitAccepts: the hit element is el, inside el, or in a label of el
-  // (clicking a label operates its control) — mk.receives.
-  const hitAccepts = (el, hit) => mk.receives(el, hit);
+  // hitAccepts: the hit element is el, inside el, in a label of el
+  // (clicking a label operates its control), or the shadow host whose
+  // slotted text at pt renders inside el — mk.receives.
+  const hitAccepts = (el, hit, pt) => mk.receives(el, hit, pt);
 
   // check performs one actionability evaluation. opts:
   //   visible, enabled, editable, pointer, stable, scroll (booleans),
@@ -222,7 +223,7 @@ const idrefs = (el, attr) => {
     if (!opts.pointer) { rep.ok = true; return rep; }
     const hit = mk.elementAt(pt.x, pt.y);
     rep.hit = hit ? mk.describe(hit) : null;
-    rep.receives_pointer = hitAccepts(acting, hit);
+    rep.receives_pointer = hitAccepts(acting, hit, pt);
     if (!rep.receives_pointer) {
       return fail('occluded', hit ? 'element is covered by ' + describeText(hit) : 'no element at the click point');
     }

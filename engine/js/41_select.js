@@ -95,7 +95,8 @@
     return best;
   };
   const optionsOf = (lb) => {
-    const out = Array.from(lb.querySelectorAll('[role="option"]'));
+    // Options slotted into a shadow-DOM listbox count (mk.flatQueryAll).
+    const out = mk.flatQueryAll(lb, '[role="option"]');
     for (const t of idrefs(lb, 'aria-owns')) {
       if (t.getAttribute('role') === 'option') out.push(t); else out.push(...t.querySelectorAll('[role="option"]'));
     }

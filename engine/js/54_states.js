@@ -105,3 +105,19 @@ const STATE_OF = {
   visible: ['visible', true], hidden: ['visible', false],
   focused: ['focused', true],
 };
+
+// shown is what element_exists and element_gone count: an element a user
+// can see, or a control a widget keeps visually hidden (opacity 0, no
+// size) inside the visible wrapper that stands for it (antd's select
+// input, el-switch's input, sl-checkbox's input): rendered — not
+// display:none, not visibility:hidden — with a visible composed parent. A
+// closed dialog left in the DOM (display:none) is not shown.
+const SHOWN_TAGS = { INPUT: 1, SELECT: 1, TEXTAREA: 1, BUTTON: 1 };
+const SHOWN_ROLES = { button: 1, checkbox: 1, combobox: 1, radio: 1, searchbox: 1, slider: 1, spinbutton: 1, switch: 1, textbox: 1 };
+const shown = (el) => {
+  if (STATES.visible(el).value) return true;
+  if (!el.isConnected || !(SHOWN_TAGS[el.tagName] || SHOWN_ROLES[roleOf(el)])) return false;
+  if (el.checkVisibility && !el.checkVisibility({ checkVisibilityCSS: true, visibilityProperty: true })) return false;
+  const p = mk.composedParent ? mk.composedParent(el) : el.parentElement;
+  return !!p && p.nodeType === 1 && STATES.visible(p).value;
+};

@@ -24,27 +24,39 @@ const CHECKS = {
   },
   text_present: (c, base, st) => textCheck(c, st, true),
   text_absent: (c, base, st) => textCheck(c, st, false),
+  // element_exists / element_gone are about what a user could see: a match
+  // counts only when it is shown (54_states.js: visible, or a visually
+  // hidden control in a visible wrapper), so a closed dialog that stays in
+  // the DOM does not exist, and a hidden one is gone. Counting every match
+  // in the DOM is list_count_delta's job.
   element_exists: (c) => {
     need(c, c.target, 'a target');
     const exp = 'element ' + tdesc(c) + ' exists';
     const sel = selection(c.target);
-    if (sel.els.length) {
-      return pass(exp, sel.els.length + (sel.els.length === 1 ? ' match' : ' matches'), { count: sel.count, element: describe(sel.els[0]) });
+    const seen = sel.els.filter(shown);
+    if (seen.length) {
+      return pass(exp, seen.length + (seen.length === 1 ? ' shown match' : ' shown matches'), { count: sel.count, shown: seen.length, element: describe(seen[0]) });
     }
-    const ev = { count: sel.count, target: tdesc(c) };
+    const ev = { count: sel.count, shown: 0, target: tdesc(c) };
     if (sel.why) ev.error = sel.why;
+    if (sel.els.length) {
+      ev.hidden = describe(sel.els[0]);
+      return fail(exp, sel.els.length + (sel.els.length === 1 ? ' match' : ' matches') + ', none shown', ev);
+    }
     return fail(exp, 'no match', ev, () => nearMisses(c.target));
   },
   element_gone: (c) => {
     need(c, c.target, 'a target');
     const exp = 'element ' + tdesc(c) + ' gone';
     const sel = selection(c.target);
-    if (!sel.els.length) {
-      const ev = { count: 0 };
+    const seen = sel.els.filter(shown);
+    if (!seen.length) {
+      const ev = { count: sel.els.length, shown: 0 };
       if (sel.why) ev.note = sel.why;
-      return pass(exp, 'gone', ev);
+      if (sel.els.length) ev.note = sel.els.length + ' hidden match(es) remain in the DOM';
+      return pass(exp, sel.els.length ? 'gone (hidden)' : 'gone', ev);
     }
-    return fail(exp, sel.els.length + (sel.els.length === 1 ? ' match' : ' matches'), { count: sel.els.length, element: describe(sel.els[0]) });
+    return fail(exp, seen.length + (seen.length === 1 ? ' shown match' : ' shown matches'), { count: sel.els.length, shown: seen.length, element: describe(seen[0]) });
   },
   value_equals: (c) => {
     need(c, c.target, 'a target');

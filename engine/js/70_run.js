@@ -179,21 +179,40 @@
   };
 }
 
-// mk.dismissOverlay(selector) clicks the close control of the element that
-// covers the target (or of its enclosing dialog): a button or link whose
-// accessible name is a plain close/dismiss word. It never clicks a button
-// that would confirm something (OK, Accept, Yes, Delete...).
+// mk.dismissOverlay(selector, ref, mode) deals with the element that
+// covered the step's target (selector: mk.selector syntax, " >>> " for
+// shadow roots, resolved with mk.query, never querySelector; ref: the
+// target). With mode "escape" it only answers whether pressing Escape is
+// safe; otherwise it clicks the close control of the occluder (or of its
+// enclosing dialog): a button or link whose accessible name is a plain
+// close/dismiss word, never one that would confirm (OK, Accept, Yes,
+// Delete...). Neither ever happens to the dialog the target is inside (the
+// user's input would be lost), nor when the "occluder" is the target's own
+// host, shadow tree or slotted content (a false hit, not an overlay).
 {
   const CLOSE = /^(close|dismiss|×|✕|✖|x|no thanks|not now|skip|maybe later|close dialog|close banner)$/i;
-  mk.dismissOverlay = (sel) => {
-    let occ = document.querySelector(sel);
+  const DIALOG = '[role=dialog],[role=alertdialog],dialog,[aria-modal=true]';
+  // dialogOf is the nearest composed ancestor (or el) that is a dialog.
+  const dialogOf = (el) => {
+    for (let n = el; n; n = mk.composedParent(n)) if (n.nodeType === 1 && n.matches(DIALOG)) return n;
+    return null;
+  };
+  mk.dismissOverlay = (sel, ref, mode) => {
+    const target = ref ? mk.deref(ref) : null;
+    const occ = sel ? mk.query(sel, '') : null;
+    if (target && occ && (mk.contains(occ, target) || mk.contains(target, occ))) return false;
+    const own = target && dialogOf(target);
+    if (mode === 'escape') return !own;
     if (!occ) return false;
-    const dlg = occ.closest('[role=dialog],[role=alertdialog],dialog,[aria-modal=true]') || occ;
-    const btns = dlg.querySelectorAll('button,[role=button],a[href],input[type=button]');
-    for (const b of btns) {
-      if (CLOSE.test(mk.name(b)) && mk.visible(b)) {
-        b.click();
-        return true;
+    const dlg = dialogOf(occ) || occ;
+    if (target && mk.contains(dlg, target)) return false;
+    for (const { root } of mk.roots(dlg)) {
+      for (const b of root.querySelectorAll('button,[role=button],a[href],input[type=button]')) {
+        if (!mk.contains(dlg, b) || (own && mk.contains(own, b))) continue;
+        if (CLOSE.test(mk.name(b)) && mk.visible(b)) {
+          b.click();
+          return true;
+        }
       }
     }
     return false;

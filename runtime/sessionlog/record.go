@@ -43,6 +43,9 @@ type Record struct {
 	Error        *ErrorInfo           `json:"error,omitempty"`
 	Verification *VerificationSummary `json:"verification,omitempty"`
 	DurationMS   int64                `json:"duration_ms,omitempty"`
+	// Tabs says which tab each page step ran in, for a run that used more
+	// than the first tab (absent: every step ran in the main tab).
+	Tabs []StepTab `json:"tabs,omitempty"`
 
 	// system: a machine-readable event name (bail_out, escalated, approval, ...)
 	Event string         `json:"event,omitempty"`
@@ -62,4 +65,10 @@ type VerificationSummary struct {
 	Failed       int `json:"failed"`
 	Unverifiable int `json:"unverifiable"`
 	Checks       any `json:"checks,omitempty"`
+}
+
+// StepTab is the tab (browser page) one step of a macro run ran in.
+type StepTab struct {
+	Step string `json:"step"` // the step's path, e.g. steps[3]
+	Tab  string `json:"tab"`  // "main", or the name the step that opened the tab gave it
 }

@@ -8,6 +8,7 @@ const (
 	ActGoto    Action = "goto"
 	ActClick   Action = "click"
 	ActFill    Action = "fill"
+	ActType    Action = "type" // keystrokes one by one, without clearing (fill replaces the value)
 	ActSelect  Action = "select"
 	ActCheck   Action = "check"
 	ActUncheck Action = "uncheck"
@@ -18,7 +19,7 @@ const (
 	ActWait    Action = "wait" // no action: only wait until the post-conditions hold
 )
 
-var actions = []Action{ActGoto, ActClick, ActFill, ActSelect, ActCheck, ActUncheck, ActPress,
+var actions = []Action{ActGoto, ActClick, ActFill, ActType, ActSelect, ActCheck, ActUncheck, ActPress,
 	ActHover, ActUpload, ActScroll, ActWait}
 
 // Actions returns every page action in documentation order.

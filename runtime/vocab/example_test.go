@@ -15,7 +15,7 @@ func Example() {
 	fmt.Println("states:", vocab.States())
 	fmt.Println(vocab.ActGoto.GoName(), vocab.Action("goto").Valid(), vocab.Action("teleport").Valid())
 	// Output:
-	// actions: [goto click fill select check uncheck press hover upload scroll wait]
+	// actions: [goto click fill type select check uncheck press hover upload scroll wait]
 	// conditions: [url_matches title_matches text_present text_absent element_exists element_gone value_equals attribute_equals element_state list_count_delta request_succeeded]
 	// operators: [equals not_equals matches contains gt gte lt lte empty len]
 	// states: [checked unchecked enabled disabled expanded collapsed selected visible hidden focused]
