@@ -80,6 +80,8 @@ const (
 	// js/46_path.js
 	mkActPathOption agentFn = "actPathOption"
 	mkActPathShown  agentFn = "actPathShown"
+	// js/47_scrollprobe.js
+	mkScrollProbe agentFn = "scrollProbe"
 	// js/56_wait.js
 	mkWaitChecks     agentFn = "waitChecks"
 	mkVerifyCancel   agentFn = "verifyCancel"

@@ -77,21 +77,8 @@ func (sr *stepRun) apply(ctx context.Context, strategy string, last error) error
 	case "wait":
 		return sr.waitTarget(ctx, last)
 	case "scroll_probe":
-		// Lazy lists render on scroll: walk down the page a viewport at a
-		// time until the target shows up or the page ends.
-		for i := 0; i < 10 && ctx.Err() == nil; i++ {
-			var end bool
-			if err := p.evalJSON(ctx, &end, `() => { const b = window.scrollY; window.scrollBy(0, window.innerHeight * 0.9); return window.scrollY === b }`); err != nil {
-				return err
-			}
-			if n, err := p.Count(ctx, *sr.step.Target); err == nil && n > 0 {
-				return nil
-			}
-			if end {
-				break
-			}
-		}
-		return nil
+		_, err := p.scrollProbe(ctx, sr.step.Target)
+		return err
 	case "re_ground":
 		sr.refind = sr.el != nil
 		return nil

@@ -78,3 +78,47 @@ func TestActSelectARIA(t *testing.T) {
 		}
 	})
 }
+
+// TestActSelectPopup: widgets whose options carry no ARIA role, whose
+// labelled input is hidden, or which show the value beside the input;
+// and the read-back verdicts: unsure (nothing readable) is no error,
+// wrong is value_not_applied.
+func TestActSelectPopup(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, label string
+		option      string
+		log         string
+		after       []string
+		code        Code // "" = success
+		unsure      bool
+	}{
+		{"plain popup, value beside the input", "Owner", "Carol", "owner=Carol;", []string{"Carol"}, "", false},
+		{"hidden input in a visible wrapper", "Department", "Legal", "dept=Legal;", []string{"Legal"}, "", false},
+		{"nothing readable: unsure", "Silent", "Bob", "silent=Bob;", nil, "", true},
+		{"another value shown: not applied", "Liar", "Alice", "liar=Alice;", []string{"Bob"}, CodeValueNotApplied, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p, ctx := actPage(t, "act_select_popup.html")
+			el, err := p.Resolve(ctx, Target{Label: tc.label})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := p.Select(ctx, el, []string{tc.option}, ActOptions{})
+			if tc.code == "" && err != nil {
+				t.Fatalf("select: %v (notes %v)", err, res.Notes)
+			}
+			if tc.code != "" {
+				actWantCode(t, err, tc.code)
+			}
+			if got := actJS(t, ctx, p, `document.getElementById('log').textContent`); got != tc.log {
+				t.Fatalf("page log %q, want %q (one pick)", got, tc.log)
+			}
+			if !slices.Equal(res.SelectedAfter, tc.after) || (res.Unsure != "") != tc.unsure {
+				t.Fatalf("after %q unsure %q, want %q unsure=%v (notes %v)", res.SelectedAfter, res.Unsure, tc.after, tc.unsure, res.Notes)
+			}
+		})
+	}
+}

@@ -5,6 +5,11 @@ import { App, AutoComplete, Button, Cascader, DatePicker, Form, List, Modal, Pop
 import { DeleteOutlined, UploadOutlined } from '@ant-design/icons';
 import { apiURL, customers, options, post } from './api.js';
 
+const countries = ['Argentina', 'Australia', 'Austria', 'Belgium', 'Brazil', 'Canada', 'Chile', 'China', 'Colombia', 'Croatia',
+  'Czechia', 'Denmark', 'Egypt', 'Estonia', 'Finland', 'France', 'Germany', 'Greece', 'Hungary', 'Iceland', 'India', 'Indonesia',
+  'Ireland', 'Israel', 'Italy', 'Japan', 'Kenya', 'Latvia', 'Lithuania', 'Mexico', 'Morocco', 'Netherlands', 'New Zealand',
+  'Nigeria', 'Norway', 'Peru', 'Poland', 'Portugal', 'Romania', 'Singapore', 'Slovakia', 'Slovenia', 'South Africa', 'Spain',
+  'Sweden', 'Switzerland', 'Thailand', 'Turkey', 'Ukraine', 'Uruguay', 'Vietnam', 'Zambia', 'Zimbabwe'].map((v) => ({ value: v, label: v }));
 const regions = ['North', 'South', 'East', 'West'].map((v) => ({ value: v, label: v }));
 const cities = ['Amsterdam', 'Berlin', 'Copenhagen', 'Dublin', 'Edinburgh'];
 const locations = [
@@ -53,6 +58,9 @@ function CustomerForm() {
       <Form form={form} layout="vertical" onFinish={save} style={{ maxWidth: 520 }} initialValues={{ active: false }}>
         <Form.Item label="Customer" name="customer" rules={[{ required: true, message: 'Pick a customer' }]}>
           <Select placeholder="Select a customer" options={customers.map((c) => ({ value: c, label: c }))} />
+        </Form.Item>
+        <Form.Item label="Country" name="country">
+          <Select placeholder="Select a country" options={countries} />
         </Form.Item>
         <Form.Item label="Account manager" name="manager">
           <ManagerSelect />
