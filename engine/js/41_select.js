@@ -325,32 +325,7 @@
       visibleListboxes: allListboxes().filter((l) => mk.visible(l)).map((l) => mk.ref(l)),
     };
   };
-  const comboValue = (el) => norm(el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' ? el.value || shownValue(el) : el.textContent);
-  // shownValue: what an input combobox with an empty input shows beside
-  // it (react-select renders the chosen value in a sibling element): the
-  // text of the closest ancestor, up to 3 levels, holding no other form
-  // control, leaving out labels, placeholders, live regions, listboxes and
-  // hidden parts.
-  const shownValue = (el) => {
-    const skip = new Set([...idrefs(el, 'aria-describedby'), ...idrefs(el, 'aria-labelledby')]);
-    const out = (e) => skip.has(e) || e.tagName === 'LABEL' || e.hasAttribute('aria-live') || e.getAttribute('aria-hidden') === 'true' ||
-      /^(log|status|alert|listbox|option)$/.test(e.getAttribute('role') || '') || /placeholder/i.test(typeof e.className === 'string' ? e.className : '');
-    const text = (e) => {
-      let s = '';
-      for (const c of e.childNodes) {
-        if (c.nodeType === 3) s += c.data + ' ';
-        else if (c.nodeType === 1 && !out(c)) s += text(c);
-      }
-      return s;
-    };
-    let a = el.parentElement;
-    for (let i = 0; a && i < 3; a = a.parentElement, i++) {
-      if (a.querySelectorAll('input:not([type=hidden]),select,textarea').length > 1) return '';
-      const t = norm(text(a));
-      if (t) return t;
-    }
-    return '';
-  };
+  const comboValue = (el) => norm(el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' ? el.value : el.textContent);
 
   // mk.actWaitListbox waits (ms) for the combobox's options to show and
   // resolves to {ref, popup} (ref 0 when none appeared): the listbox markup
