@@ -450,11 +450,12 @@ func (sr *stepRun) attempt(ctx context.Context, res *StepResult) error {
 		sr.acted = true
 		// The read-back says the action did not take. Believe it (and allow
 		// a guarded retry) only when nothing a user or the server could see
-		// happened, or when it read the very element it wrote.
+		// happened, or when the read-back is sure (sureReadBack); never after
+		// a mutating request.
 		if mut := mutatingRequests(p.Requests(mark)); len(mut) > 0 {
 			return sr.unsure(ctx, act, base, err, fmt.Sprintf("the action sent %s %s", mut[0].Method, mut[0].URL))
 		}
-		if !sureReadBack(step, act) {
+		if !sureReadBack(step) {
 			if how := p.reacted(ctx, before, mark, act); how != "" {
 				return sr.unsure(ctx, act, base, err, "the page reacted ("+how+")")
 			}
@@ -531,15 +532,15 @@ func (sr *stepRun) unsure(ctx context.Context, act *ActResult, base *Baseline, r
 	return sr.failChecks(&Error{Code: CodeCheckFailed, Msg: fmt.Sprintf("%d of %d post-conditions failed after the %s, whose read-back was unsure (%s); not repeating the action", failedChecks(checks), len(checks), step.Action, why), Checks: sr.res.Checks})
 }
 
-// sureReadBack says whether the action's read-back reads the very element
-// it wrote (a fill's field, a native select): then "not applied" is a fact,
-// whatever else the page did.
-func sureReadBack(step Step, act *ActResult) bool {
+// sureReadBack says whether "not applied" from the action's read-back is a
+// fact whatever else the page did: a fill reads the very field it wrote,
+// and select tells the two verdicts apart itself (a selection or value it
+// read that is wrong is value_not_applied; nothing readable is
+// ActResult.Unsure, never an error).
+func sureReadBack(step Step) bool {
 	switch step.Action {
-	case vocab.ActFill:
+	case vocab.ActFill, vocab.ActSelect:
 		return true
-	case vocab.ActSelect:
-		return act != nil && act.Target != nil && act.Target.Tag == "select"
 	}
 	return false
 }
