@@ -93,6 +93,7 @@ const (
 	mkExtractRows agentFn = "extractRows"
 	// js/70_run.js
 	mkReactionMark   agentFn = "reactionMark"
+	mkReactionSince  agentFn = "reactionSince"
 	mkDismissOverlay agentFn = "dismissOverlay"
 )
 

@@ -11,8 +11,11 @@ import (
 // switch / radio / menuitemcheckbox) checked. The target may also be a
 // label or a wrapper holding one such control. Nothing is sent when it is
 // already checked (ActResult.NoOp). Otherwise the element is clicked (a
-// hidden native input through its visible label) and the new state verified;
-// a state that did not change is CodeNoEffect.
+// hidden native input through its visible label, else through the visible
+// wrapper standing for it) and the new state verified; a state that did not
+// change is CodeNoEffect. The state is what a user sees: a visible native
+// input's checked state, else the aria-checked of a visible role=switch or
+// checkbox wrapper or of the hidden input itself.
 func (p *Page) Check(ctx context.Context, el *Element, opt ActOptions) (*ActResult, error) {
 	return p.setChecked(ctx, vocab.ActCheck, el, true, opt)
 }
@@ -30,6 +33,8 @@ type actCheckState struct {
 	Type    string `json:"type"`
 	Checked any    `json:"checked"`
 	Control int    `json:"control"`
+	Click   int    `json:"click"`
+	From    string `json:"from"`
 }
 
 func (s actCheckState) state() string { return fmt.Sprint(s.Checked) }
@@ -61,7 +66,17 @@ func (p *Page) setChecked(ctx context.Context, action Action, el *Element, want 
 	if !want && (st.Type == "radio" || st.Type == "menuitemradio") {
 		return a.end(errorf(CodeInvalid, "a radio button cannot be unchecked; check another option of its group"))
 	}
-	if err := a.clickRef(ctx, el.Ref, opt.Channel, true); err != nil {
+	click := el.Ref
+	if st.Click != 0 {
+		// A hidden control without a visible label: click the visible
+		// element that stands for it.
+		click = st.Click
+		a.res.note("the control is hidden: clicking its visible wrapper")
+	}
+	if st.From != "" {
+		a.res.note("the input is hidden: state read from its %s, what the switch shows", st.From)
+	}
+	if err := a.clickRef(ctx, click, opt.Channel, true); err != nil {
 		return a.end(err)
 	}
 	var after actCheckState

@@ -22,11 +22,16 @@ import (
 //	value_not_applied switch_channel -> re_ground
 //	no_effect         switch_channel -> backoff
 //	navigation_failed backoff (goto only)
-//	ambiguous, check_failed, timeout, invalid_step: no retry
+//	ambiguous, check_failed, unverified, timeout, invalid_step: no retry
 //
-// check_failed means the action reached the server (a non-GET request was
-// sent during the attempt) and the post-conditions still failed: repeating
-// it could submit twice, so the step fails with the evidence instead.
+// check_failed means the action had an effect a user or the server could
+// see (a request, a navigation, visible text or elements, a control's
+// value) and the post-conditions still failed: repeating it could submit
+// twice, so the step fails with the evidence instead. no_effect means none
+// of that happened (hidden or style-only churn does not count): a retry is
+// allowed, behind the idempotency guard in Do. An action whose read-back is
+// unsure never gets here: its post-conditions decide (run.go, unsure), and
+// without any it fails as unverified.
 
 // next picks the strategy for the next attempt, or false to stop.
 func (sr *stepRun) next(err error) (string, bool) {

@@ -444,12 +444,28 @@ func (sr *stepRun) attempt(ctx context.Context, res *StepResult) error {
 	if err != nil {
 		// Input reached the page when the action got as far as checking its
 		// own effect; the idempotency guard must know that.
-		if IsCode(err, CodeValueNotApplied) || IsCode(err, CodeNoEffect) {
-			sr.acted = true
+		if !IsCode(err, CodeValueNotApplied) && !IsCode(err, CodeNoEffect) {
+			return err
+		}
+		sr.acted = true
+		// The read-back says the action did not take. Believe it (and allow
+		// a guarded retry) only when nothing a user or the server could see
+		// happened, or when the read-back is sure (sureReadBack); never after
+		// a mutating request.
+		if mut := mutatingRequests(p.Requests(mark)); len(mut) > 0 {
+			return sr.unsure(ctx, act, base, err, fmt.Sprintf("the action sent %s %s", mut[0].Method, mut[0].URL))
+		}
+		if !sureReadBack(step) {
+			if how := p.reacted(ctx, before, mark, act); how != "" {
+				return sr.unsure(ctx, act, base, err, "the page reacted ("+how+")")
+			}
 		}
 		return err
 	}
 	sr.acted = true
+	if act != nil && act.Unsure != "" {
+		return sr.unsure(ctx, act, base, nil, act.Unsure)
+	}
 	implicit := implicitChecks(step, act)
 	expect, covered := coveredByAction(step, implicit)
 	checks := append(implicit, covered...)
@@ -463,24 +479,70 @@ func (sr *stepRun) attempt(ctx context.Context, res *StepResult) error {
 	}
 	failed := failedChecks(checks)
 	if mut := mutatingRequests(p.Requests(mark)); len(mut) > 0 {
-		e := &Error{Code: CodeCheckFailed, Msg: fmt.Sprintf("%d of %d post-conditions failed after the action sent %s %s", failed, len(checks), mut[0].Method, mut[0].URL), Checks: checks}
-		if sr.checkErr == nil {
-			sr.checkErr = e
-		}
-		return e
+		return sr.failChecks(&Error{Code: CodeCheckFailed, Msg: fmt.Sprintf("%d of %d post-conditions failed after the action sent %s %s", failed, len(checks), mut[0].Method, mut[0].URL), Checks: checks})
 	}
 	if how := p.reacted(ctx, before, mark, act); how != "" {
-		e := &Error{Code: CodeCheckFailed, Msg: fmt.Sprintf("%d of %d post-conditions failed although the page reacted (%s); not repeating the action", failed, len(checks), how), Checks: checks}
-		if sr.checkErr == nil {
-			sr.checkErr = e
-		}
-		return e
+		return sr.failChecks(&Error{Code: CodeCheckFailed, Msg: fmt.Sprintf("%d of %d post-conditions failed although the page reacted (%s); not repeating the action", failed, len(checks), how), Checks: checks})
 	}
-	e := &Error{Code: CodeNoEffect, Msg: fmt.Sprintf("%d of %d post-conditions failed and the page did not react to the action", failed, len(checks)), Checks: checks}
+	return sr.failChecks(&Error{Code: CodeNoEffect, Msg: fmt.Sprintf("%d of %d post-conditions failed and the page showed no effect of the action", failed, len(checks)), Checks: checks})
+}
+
+// failChecks records the first post-condition failure of the step.
+func (sr *stepRun) failChecks(e *Error) error {
 	if sr.checkErr == nil {
 		sr.checkErr = e
 	}
 	return e
+}
+
+// unsure settles an action that may have taken although its read-back
+// cannot confirm it (why): it is never repeated. The post-conditions
+// decide; without any the step fails with CodeUnverified. readErr is what
+// the read-back reported, nil when the action itself flagged it unsure.
+func (sr *stepRun) unsure(ctx context.Context, act *ActResult, base *Baseline, readErr error, why string) error {
+	p, step := sr.p, sr.step
+	rb := CheckResult{Kind: vocab.CondValueEquals, Status: Unverifiable, Expected: "the action's effect", Actual: "read-back unsure: " + why,
+		Evidence: map[string]any{"implicit": true, "read_back": "unsure", "why": why}}
+	if readErr != nil {
+		rb.Evidence["read_back_error"] = readErr.Error()
+	}
+	if im := implicitChecks(step, act); len(im) == 1 {
+		rb.Kind, rb.Expected = im[0].Kind, im[0].Expected
+		rb.Evidence["read_back_value"] = im[0].Actual
+	}
+	if act != nil {
+		act.note("read-back unsure (%s): the post-conditions decide, the action is not repeated", why)
+	}
+	if len(step.Expect) == 0 {
+		sr.res.Checks = []CheckResult{rb}
+		p.emitChecks(sr.index, step.Action, sr.res.Checks)
+		msg := fmt.Sprintf("the %s may have taken but its read-back cannot tell (%s)", step.Action, why)
+		if readErr != nil {
+			msg += ": " + errString(readErr)
+		}
+		return sr.failChecks(&Error{Code: CodeUnverified, Msg: msg + "; add a post-condition (expect) that shows its effect; not repeating the action", Checks: sr.res.Checks})
+	}
+	checks := p.Verify(ctx, step.Expect, base)
+	sr.res.Checks = checks
+	p.emitChecks(sr.index, step.Action, checks)
+	if AllPassed(checks) {
+		return nil
+	}
+	sr.res.Checks = append([]CheckResult{rb}, checks...)
+	return sr.failChecks(&Error{Code: CodeCheckFailed, Msg: fmt.Sprintf("%d of %d post-conditions failed after the %s, whose read-back was unsure (%s); not repeating the action", failedChecks(checks), len(checks), step.Action, why), Checks: sr.res.Checks})
+}
+
+// sureReadBack says whether "not applied" from the action's read-back is a
+// fact whatever else the page did: a fill reads the very field it wrote,
+// and select tells the two verdicts apart itself (a selection or value it
+// read that is wrong is value_not_applied; nothing readable is
+// ActResult.Unsure, never an error).
+func sureReadBack(step Step) bool {
+	switch step.Action {
+	case vocab.ActFill, vocab.ActSelect:
+		return true
+	}
+	return false
 }
 
 func failedChecks(cs []CheckResult) int {
@@ -563,17 +625,23 @@ func needsElement(s Step) bool {
 type reaction struct {
 	Count int    `json:"count"`
 	Doc   string `json:"doc"`
+	Seq   int    `json:"seq"`
 }
 
-// reactionMark reads the page's DOM mutation counter (js/70_run.js).
+// reactionMark takes the page's "before" picture for reacted (js/70_run.js):
+// its mutation counter, document id and mark number.
 func (p *Page) reactionMark(ctx context.Context) (reaction, error) {
 	var r reaction
 	err := p.call(ctx, &r, mkReactionMark)
 	return r, err
 }
 
-// reacted says how the page reacted to an action since before/mark: a new
-// document, a popup, a request, or DOM mutations. "" means no reaction.
+// reacted says which effect of an action since before/mark a user or the
+// server could see: a navigation or popup, a request, a new document, or a
+// visible change (text or elements added or removed, a control's value or
+// checked state, ARIA state on a visible control; js/70_run.js). Style and
+// class churn, hidden nodes and screen-reader-only text are not effects.
+// "" means none.
 func (p *Page) reacted(ctx context.Context, before reaction, mark int64, act *ActResult) string {
 	if act != nil && (act.Navigated || act.Popup != nil) {
 		return "navigation"
@@ -581,15 +649,25 @@ func (p *Page) reacted(ctx context.Context, before reaction, mark int64, act *Ac
 	if rs := p.Requests(mark); len(rs) > 0 {
 		return fmt.Sprintf("%d request(s), first %s %s", len(rs), rs[0].Method, rs[0].URL)
 	}
-	now, err := p.reactionMark(ctx)
-	if err != nil || before.Doc == "" {
-		return "" // cannot tell: treat as no reaction, which only allows a retry guarded by the idempotency check
+	if before.Doc == "" {
+		return "" // no picture before the action: only a retry guarded by the idempotency check is allowed
+	}
+	var now struct {
+		OK      bool     `json:"ok"`
+		Doc     string   `json:"doc"`
+		Effects []string `json:"effects"`
+	}
+	if err := p.call(ctx, &now, mkReactionSince, before.Seq); err != nil {
+		if ctx.Err() != nil {
+			return ""
+		}
+		return "the page could not be read after the action (" + err.Error() + ")"
 	}
 	if now.Doc != before.Doc {
 		return "new document"
 	}
-	if now.Count > before.Count {
-		return fmt.Sprintf("%d DOM mutation(s)", now.Count-before.Count)
+	if len(now.Effects) > 0 {
+		return redact.String(strings.Join(now.Effects, "; "), p.Secrets())
 	}
 	return ""
 }

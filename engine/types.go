@@ -150,6 +150,7 @@ const (
 	CodeCheckFailed     Code = "check_failed"
 	CodeBrowser         Code = "browser" // the browser or CDP connection failed
 	CodeInvalid         Code = "invalid_step"
+	CodeUnverified      Code = "unverified" // may have taken, the read-back cannot tell and no post-condition can: add an expect
 )
 
 // Candidate is an element that matched (or nearly matched) a target.

@@ -18,7 +18,9 @@ import (
 // only file input in its nearest ancestor. When none is tied to it
 // structurally, the target is clicked with file-chooser interception on and
 // the input that opened the chooser is used. The input's files are then
-// verified by name.
+// verified by name; when the page emptied or replaced the input after its
+// change event carried the files, ActResult.Unsure says so and the step's
+// post-conditions decide (Page.Do never uploads twice on that).
 func (p *Page) Upload(ctx context.Context, el *Element, files []string, opt ActOptions) (*ActResult, error) {
 	a := p.begin(ctx, vocab.ActUpload, el, opt)
 	if el == nil {
@@ -77,14 +79,25 @@ func (p *Page) Upload(ctx context.Context, el *Element, files []string, opt ActO
 		return a.end(cdpErr(ctx, "set files", err))
 	}
 	var got struct {
-		OK    bool     `json:"ok"`
-		Names []string `json:"names"`
+		OK        bool     `json:"ok"`
+		Names     []string `json:"names"`
+		Connected bool     `json:"connected"`
+		Changed   []string `json:"changed"`
 	}
 	if err := p.call(ctx, &got, mkActFiles, fi.Ref); err != nil {
 		return a.end(err)
 	}
 	a.res.Files = got.Names
-	if !slices.Equal(got.Names, names) {
+	switch {
+	case slices.Equal(got.Names, names) && got.Connected:
+	case slices.Equal(got.Changed, names):
+		// The page took the files on change and then emptied or replaced
+		// the input (antd's Upload does): the input can no longer show
+		// whether the upload took, only the page's own effects can.
+		a.res.Files = got.Changed
+		a.res.Unsure = "the page emptied or replaced the file input after its change event carried the files"
+		a.res.note("%s", a.res.Unsure)
+	default:
 		return a.end(errorf(CodeValueNotApplied, "file input holds %q, want %q", got.Names, names))
 	}
 	return a.end(w.settle(ctx, a.res, false, opt.NoWaitAfter))

@@ -49,6 +49,10 @@ const STATES = {
   checked: (el) => {
     const t = el.tagName === 'LABEL' && el.control ? el.control : el;
     if (t.tagName === 'INPUT' && (t.type === 'checkbox' || t.type === 'radio')) {
+      // A hidden input defers to its own aria-checked, the state its switch
+      // shows (as check and uncheck read it, 42_check.js).
+      const aria = t.getAttribute('aria-checked');
+      if (aria !== null && !mk.visible(t)) return { value: aria === 'true', detail: 'aria-checked=' + aria + ' (hidden input)' };
       return { value: t.checked && !t.indeterminate, detail: t.indeterminate ? 'indeterminate' : t.checked ? 'checked' : 'unchecked' };
     }
     const a = t.getAttribute('aria-checked') ?? t.getAttribute('aria-pressed');
