@@ -141,6 +141,9 @@ func (sr *stepRun) apply(ctx context.Context, strategy string, last error) error
 	return fmt.Errorf("unknown strategy %q", strategy)
 }
 
+// notFoundWait bounds the wait strategy after not_found.
+const notFoundWait = 2 * time.Second
+
 // waitTarget waits (on DOM mutations, not a timer) until the target exists
 // and, after not_interactable, is enabled.
 func (sr *stepRun) waitTarget(ctx context.Context, last error) error {
@@ -148,6 +151,12 @@ func (sr *stepRun) waitTarget(ctx context.Context, last error) error {
 		return nil
 	}
 	remaining := DefaultCheckTimeout
+	if codeOf(last) == CodeNotFound {
+		// The scroll probe that follows re-matches the target as it
+		// scrolls, so it also catches a target that appears later; a
+		// shorter wait leaves it the budget a long virtualized list needs.
+		remaining = notFoundWait
+	}
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < remaining {
 		remaining = time.Until(dl)
 	}
