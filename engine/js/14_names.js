@@ -71,7 +71,7 @@ const textOf = (node, skip, out) => {
     // display:none descendants do not contribute (cheap native check).
     // Inside a subtree that is itself not rendered (a closed dialog), only
     // a descendant's own display:none counts.
-    if (el.checkVisibility && el.firstChild && !el.checkVisibility() && (!out.unrendered || winOfEl(el).getComputedStyle(el).display === 'none')) return;
+    if (el.checkVisibility && el.firstChild && !el.checkVisibility() && (!unrenderedRoot(out) || winOfEl(el).getComputedStyle(el).display === 'none')) return;
     const kids = el.shadowRoot ? el.shadowRoot.childNodes : el.childNodes;
     for (const k of kids) textOf(k, skip, out);
     if (block) out.s += ' ';
@@ -82,9 +82,18 @@ const textOf = (node, skip, out) => {
 // contentText is the name-from-content of node itself: its own hidden
 // state does not matter (a hidden button still has a name), only that of
 // its descendants.
+// unrenderedRoot says, once per name and only when a descendant turned out
+// hidden, whether the named node itself is not rendered.
+const unrenderedRoot = (out) => {
+  if (out.unrendered === undefined) {
+    const r = out.root;
+    out.unrendered = !!r && r.nodeType === 1 && !!r.checkVisibility && !r.checkVisibility();
+  }
+  return out.unrendered;
+};
 const winOfEl = (el) => (el.ownerDocument && el.ownerDocument.defaultView) || window;
 const contentText = (node, skip) => {
-  const out = { s: '', n: 0, unrendered: node.nodeType === 1 && !!node.checkVisibility && !node.checkVisibility() };
+  const out = { s: '', n: 0, root: node };
   const kids = node.shadowRoot ? node.shadowRoot.childNodes : node.childNodes;
   for (const k of kids) textOf(k, skip, out);
   return norm(out.s);
@@ -108,7 +117,7 @@ const refText = (ref, skip) => {
   if (al && al.trim()) return norm(al);
   // A referenced element contributes even when hidden; its own subtree
   // still follows the content rules.
-  const out = { s: '', n: 0, unrendered: !!ref.checkVisibility && !ref.checkVisibility() };
+  const out = { s: '', n: 0, root: ref };
   for (const k of (ref.shadowRoot || ref).childNodes) textOf(k, skip, out);
   if (isEmbeddedControl(ref)) return norm(controlValue(ref));
   return norm(out.s);
