@@ -103,6 +103,37 @@
     (s === page() ? winOf(s) : s).dispatchEvent(new Event('scroll'));
   };
 
+  // Row numbers: a target named like its near misses but for a number
+  // ("Archive ticket 4321" among "Archive ticket 3821"...) lets the probe
+  // jump close to its row instead of rendering every page on the way.
+  const template = (x) => (x || '').replace(/\d+/g, '#');
+  const lastNum = (x) => {
+    const m = (x || '').match(/\d+/g);
+    return m ? Number(m[m.length - 1]) : NaN;
+  };
+  const labelOf = (t) => (t.role && t.name && !/^\/.*\/[a-z]*$/.test(t.name) ? t.name : (t.text || ''));
+  // shownNums lists the numbers of the elements in s named like the target
+  // (same role, same name but for its numbers), mean and extent.
+  const shownNums = (s, t) => {
+    const tpl = template(labelOf(t));
+    let n = 0, sum = 0, lo = Infinity, hi = -Infinity, seen = 0;
+    for (const el of s.querySelectorAll(t.role ? '*' : '*')) {
+      if (++seen > 4000) break;
+      let nm = '';
+      if (t.role) {
+        if (mk.role(el) !== t.role) continue;
+        nm = mk.name(el);
+      } else if (el.childElementCount === 0) {
+        nm = norm(el.textContent);
+      }
+      if (!nm || template(nm) !== tpl) continue;
+      const v = lastNum(nm);
+      if (Number.isNaN(v)) continue;
+      n++; sum += v; lo = Math.min(lo, v); hi = Math.max(hi, v);
+    }
+    return n ? {mean: sum / n, lo, hi} : null;
+  };
+
   // mk.scrollProbe(target, budget) scrolls each scroller (see scrollers)
   // down from where it is, a page at a time, then from its top back to
   // where it was, re-matching target (mk.count) after each page renders;
@@ -128,16 +159,20 @@
       return {found: true, steps, scroller: mk.describe(s)};
     };
     if (matches()) return {found: true, steps: 0};
+    const want = lastNum(labelOf(t));
     let steps = 0;
     const restore = [];
     for (const s of scrollers(t).slice(0, 4)) {
       const start = s.scrollTop;
       restore.push([s, start]);
+      // wrapEnd is where the pass from the top stops: the start, or past
+      // the rows a jump skipped.
+      let wrapEnd = start, prev = null, jumps = 0;
       const quiet = s === page() ? 60 : 80;
       let idle = 0;
       for (const wrap of [false, true]) {
         if (wrap) {
-          if (start <= 0) break;
+          if (wrapEnd <= 0) break;
           scrollTo(s, 0);
           await rendered(s, quiet, deadline);
           if (matches()) return found(s, steps);
@@ -148,8 +183,22 @@
             return {found: false, steps, timeout: true};
           }
           const before = s.scrollTop;
-          if (wrap && before >= start) break;
-          scrollTo(s, before + stepOf(s));
+          if (wrap && before >= wrapEnd) break;
+          let next = before + stepOf(s);
+          const now = want && s !== page() ? shownNums(s, t) : null;
+          if (now && prev && jumps < 3 && now.mean !== prev.mean && (want < now.lo || want > now.hi)) {
+            // Pixels per row number, from the last two positions: aim one
+            // view short of the row, then go on page by page from there.
+            const perNum = (before - prev.top) / (now.mean - prev.mean);
+            const aim = before + (want - now.mean) * perNum - s.clientHeight;
+            if (perNum > 0 && Number.isFinite(aim) && Math.abs(aim - before) > 2 * stepOf(s)) {
+              next = Math.max(0, aim);
+              jumps++;
+              if (next > before) wrapEnd = Math.max(wrapEnd, next);
+            }
+          }
+          if (now) prev = {top: before, mean: now.mean};
+          scrollTo(s, next);
           steps++;
           let changed = await rendered(s, quiet, deadline);
           if (matches()) return found(s, steps);
