@@ -145,6 +145,11 @@ func (p *Page) do(ctx context.Context, index int, step Step) (*StepResult, error
 		if !errors.As(err, &ee) {
 			ee = &Error{Code: CodeBrowser, Msg: err.Error(), Err: err}
 		}
+		if ee.Code == CodeBrowser && p.Closed(context.WithoutCancel(ctx)) {
+			// The page went away under the step (a popup that closed
+			// itself): say so, not the CDP session's text.
+			ee = &Error{Code: CodePageClosed, Msg: "the page is closed", Target: ee.Target, Checks: ee.Checks, Err: ee}
+		}
 		if ee.Checks == nil {
 			ee.Checks = res.Checks
 		}
