@@ -14,12 +14,7 @@ import (
 // request answered 2xx, the ElMessage.
 func epSave(t *testing.T, p *engine.Page) {
 	t.Helper()
-	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Save department"},
-		Expect: []engine.Condition{
-			{Kind: vocab.CondListCountDelta, Target: &engine.Target{TestID: "department-row"}, Delta: 1},
-			{Kind: vocab.CondRequestSucceeded, URL: "/api/save", Method: "POST"},
-			{Kind: vocab.CondTextPresent, Text: "Department saved"},
-		}})
+	doEv(t, p, savedClick("Save department", "department-row", "Department saved"))
 }
 
 // TestElementPlusFormRules saves an empty form (refused by the form's rule,

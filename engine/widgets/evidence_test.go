@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
 // fails runs a step that must fail and returns the engine's typed error and
@@ -99,4 +100,16 @@ func wantCount(t *testing.T, ss interface{ Count(string) int }, path string, n i
 	if got := ss.Count(path); got != n {
 		t.Errorf("POST %s received %d times, want exactly %d", path, got, n)
 	}
+}
+
+// savedClick is the step a user writes for a form's save button: one more
+// row in the list (by its testid), the save answered 2xx, the confirmation
+// shown.
+func savedClick(button, rowTestID, confirmation string) engine.Step {
+	return engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: button},
+		Expect: []engine.Condition{
+			{Kind: vocab.CondListCountDelta, Target: &engine.Target{TestID: rowTestID}, Delta: 1},
+			{Kind: vocab.CondRequestSucceeded, URL: "/api/save", Method: "POST"},
+			{Kind: vocab.CondTextPresent, Text: confirmation},
+		}}
 }

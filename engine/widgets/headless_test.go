@@ -58,12 +58,7 @@ func headlessToggleAndAdd(t *testing.T, p *engine.Page, ss *widgets.Session) {
 			{Kind: vocab.CondRequestSucceeded, URL: "/api/toggle", Method: "POST"},
 		}})
 	wantCount(t, ss, "/api/toggle", 1)
-	doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Add"},
-		Expect: []engine.Condition{
-			{Kind: vocab.CondListCountDelta, Target: &engine.Target{TestID: "member-row"}, Delta: 1},
-			{Kind: vocab.CondRequestSucceeded, URL: "/api/save", Method: "POST"},
-			{Kind: vocab.CondTextPresent, Target: &engine.Target{Role: "status"}, Text: "Member added"},
-		}})
+	doEv(t, p, savedClick("Add", "member-row", "Member added"))
 	wantCount(t, ss, "/api/toggle", 1)
 	saves := ss.Effects("/api/save")
 	if len(saves) != 1 {

@@ -21,12 +21,7 @@ func muiOpenDialog(t *testing.T, p *engine.Page) {
 // request answered 2xx, the snackbar.
 func muiSubmit(t *testing.T, p *engine.Page) *engine.StepResult {
 	t.Helper()
-	return doEv(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: "Submit"},
-		Expect: []engine.Condition{
-			{Kind: vocab.CondListCountDelta, Target: &engine.Target{TestID: "granted-row"}, Delta: 1},
-			{Kind: vocab.CondRequestSucceeded, URL: "/api/save", Method: "POST"},
-			{Kind: vocab.CondTextPresent, Text: "Access granted"},
-		}})
+	return doEv(t, p, savedClick("Submit", "granted-row", "Access granted"))
 }
 
 // TestMUIAccessRequest fills the whole dialog as a user would (TextField,
