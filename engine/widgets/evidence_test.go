@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/engine/widgets"
 	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
@@ -112,4 +113,19 @@ func savedClick(button, rowTestID, confirmation string) engine.Step {
 			{Kind: vocab.CondRequestSucceeded, URL: "/api/save", Method: "POST"},
 			{Kind: vocab.CondTextPresent, Text: confirmation},
 		}}
+}
+
+// onlyEffect decodes the session's only effect on path, failing unless
+// exactly one arrived.
+func onlyEffect(t *testing.T, ss *widgets.Session, path string) map[string]any {
+	t.Helper()
+	es := ss.Effects(path)
+	if len(es) != 1 {
+		t.Fatalf("%d %s requests reached the server, want exactly 1: %+v", len(es), path, es)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(es[0].Body, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

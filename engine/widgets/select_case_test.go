@@ -1,7 +1,6 @@
 package widgets_test
 
 import (
-	"encoding/json"
 	"reflect"
 	"slices"
 	"strings"
@@ -81,15 +80,7 @@ func saveOnce(t *testing.T, p *engine.Page, ss *widgets.Session, button string) 
 	t.Helper()
 	do(t, p, engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: button},
 		Expect: []engine.Condition{{Kind: vocab.CondRequestSucceeded, URL: "/api/save", Method: "POST"}}})
-	saves := ss.Effects("/api/save")
-	if len(saves) != 1 {
-		t.Fatalf("%d saves reached the server, want exactly 1", len(saves))
-	}
-	var body map[string]any
-	if err := json.Unmarshal(saves[0].Body, &body); err != nil {
-		t.Fatal(err)
-	}
-	return body
+	return onlyEffect(t, ss, "/api/save")
 }
 
 // sameFold says whether got and want hold the same names (ignoring case,

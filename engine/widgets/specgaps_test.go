@@ -1,13 +1,11 @@
 package widgets_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"testing"
 
 	"github.com/macrokit/macrokit-go/engine"
-	"github.com/macrokit/macrokit-go/engine/widgets"
 	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
@@ -15,21 +13,6 @@ import (
 // per-keystroke typing into a sectioned date field, a container scroll by a
 // distance in a virtualized list. Each test
 // counts what the server received: exactly one save (or archive).
-
-// onlyEffect decodes the session's only effect on path, failing unless
-// exactly one arrived.
-func onlyEffect(t *testing.T, ss *widgets.Session, path string) map[string]any {
-	t.Helper()
-	es := ss.Effects(path)
-	if len(es) != 1 {
-		t.Fatalf("%d %s requests reached the server, want exactly 1: %+v", len(es), path, es)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(es[0].Body, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 func saveStep(name string) engine.Step {
 	return engine.Step{Action: vocab.ActClick, Target: &engine.Target{Role: "button", Name: name},
