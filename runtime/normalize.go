@@ -92,9 +92,9 @@ func normalizeObject(schema map[string]any, obj map[string]any, at string, repai
 	}
 }
 
-// schemaTypes returns the JSON types a schema allows ("" when it does not
-// say).
-func schemaTypes(s map[string]any) []string {
+// SchemaTypes returns the JSON types a JSON Schema object allows (none when
+// it does not say); the router's argument grounding reads them too.
+func SchemaTypes(s map[string]any) []string {
 	switch t := s["type"].(type) {
 	case string:
 		return []string{t}
@@ -122,7 +122,7 @@ func allows(types []string, t string) bool {
 // normalizeValue returns the repaired value and the repair's kind ("" for
 // none), or drop=true when the value is a placeholder.
 func normalizeValue(s map[string]any, v any) (out any, kind string, drop bool) {
-	types := schemaTypes(s)
+	types := SchemaTypes(s)
 	if len(types) == 0 {
 		return v, "", false
 	}
@@ -277,7 +277,7 @@ func applySplits(splits []compiledSplit, props map[string]any, obj map[string]an
 			}
 			schema, _ := props[name].(map[string]any)
 			val, kind, drop := normalizeValue(schema, v[loc[2*i]:loc[2*i+1]])
-			if types := schemaTypes(schema); drop || (kind == "" && len(types) > 0 && !allows(types, "string")) {
+			if types := SchemaTypes(schema); drop || (kind == "" && len(types) > 0 && !allows(types, "string")) {
 				consistent = false // "abc" for an integer: not this split
 				break
 			}

@@ -70,7 +70,7 @@ func Ungrounded(m *runtime.Macro, args json.RawMessage, ground string) []string 
 			}
 		case json.Number:
 			n, err := x.Int64()
-			if err != nil || !slices.Contains(schemaTypes(schema), "integer") {
+			if err != nil || !slices.Contains(runtime.SchemaTypes(schema), "integer") {
 				continue // an amount, not an identifier: not checked
 			}
 			if numbers == nil {
@@ -183,21 +183,4 @@ func paramsOf(m *runtime.Macro) map[string]any {
 	}
 	paramsCache.Store(m, params)
 	return params
-}
-
-// schemaTypes returns the JSON types a schema allows.
-func schemaTypes(s map[string]any) []string {
-	switch t := s["type"].(type) {
-	case string:
-		return []string{t}
-	case []any:
-		var out []string
-		for _, e := range t {
-			if str, ok := e.(string); ok {
-				out = append(out, str)
-			}
-		}
-		return out
-	}
-	return nil
 }
