@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"context"
+	"strings"
+)
+
+// submitsJS decides, for the element this is bound to, whether the action
+// submits a form, by the HTML rules: a click on a submit button (a
+// <button> without type or type=submit, <input type=submit|image>, or the
+// element inside one) that has a form owner and is enabled; Enter on such
+// a button, or in a form's text field (implicit submission: the form has
+// a submit button, or a single field that blocks it). It returns the
+// form's description ("" when nothing is submitted).
+const submitsJS = `function(enter) {
+  const describe = (f) => f.getAttribute('name') || f.id || f.getAttribute('action') || 'a form';
+  const submitter = (el) => {
+    const b = el.closest ? el.closest('button, input[type=submit], input[type=image]') : null;
+    if (!b || b.disabled) return null;
+    if (b.tagName === 'BUTTON' && (b.getAttribute('type') || 'submit').toLowerCase() !== 'submit') return null;
+    return b.form || null;
+  };
+  const f = submitter(this);
+  if (f) return describe(f);
+  if (!enter || this.tagName !== 'INPUT' || !this.form || this.disabled || this.readOnly) return '';
+  const t = (this.type || 'text').toLowerCase();
+  const blocking = ['text','search','url','tel','email','password','date','month','week','time','datetime-local','number'];
+  if (!blocking.includes(t)) return '';
+  const form = this.form;
+  for (const el of form.elements) if (submitter(el) === form) return describe(form);
+  let n = 0;
+  for (const el of form.elements) if (el.tagName === 'INPUT' && blocking.includes((el.type || 'text').toLowerCase())) n++;
+  return n === 1 ? describe(form) : '';
+}`
+
+// SubmitsForm reports whether acting on e submits a form, and which (its
+// name, id or action): a click (key "") on a submit button of a form, or a
+// key press of Enter on one or in a form's text field that submits
+// implicitly. Explore mode's action gate asks it before a raw click or
+// Enter; what a script does on click is not known here.
+func (e *Element) SubmitsForm(ctx context.Context, key string) (form string, ok bool, err error) {
+	h, err := e.Handle(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	enter := strings.EqualFold(strings.TrimSpace(key), "Enter")
+	if key != "" && !enter {
+		return "", false, nil // other keys do not submit (Space on a button is a click the page sees as one)
+	}
+	res, err := h.Context(ctx).Eval(submitsJS, enter)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", false, &Error{Code: CodeTimeout, Msg: "in-page submits", Err: ctx.Err()}
+		}
+		return "", false, &Error{Code: CodeBrowser, Msg: "in-page submits", Err: err}
+	}
+	form = res.Value.Str()
+	return form, form != "", nil
+}

@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+)
+
+const submitsPage = `<!doctype html><html><body>
+<form name="customer" id="cust" action="/save" method="post">
+  <label>Name <input name="name"></label>
+  <label>Email <input type="email" name="email"></label>
+  <label>Notes <textarea name="notes"></textarea></label>
+  <label><input type="checkbox" name="vip"> VIP</label>
+  <button type="button">Preview</button>
+  <button>Save</button>
+  <button type="submit" disabled>Disabled save</button>
+  <input type="submit" value="Send now">
+  <button><span>Inner</span></button>
+</form>
+<form id="search" action="/search"><label>Search <input type="search" name="q"></label></form>
+<form id="two"><label>A <input name="a"></label><label>B <input name="b"></label></form>
+<button form="cust" type="submit">Outside submit</button>
+<button>Loose button</button>
+<a href="/x">Delete link</a>
+</body></html>`
+
+func init() {
+	route("/submits", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(submitsPage))
+	})
+}
+
+// TestSubmitsForm: which clicks and Enters submit a form, by the HTML
+// rules, on a real page.
+func TestSubmitsForm(t *testing.T) {
+	p := newTestPage(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := p.Goto(ctx, srv.URL+"/submits"); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		t    Target
+		key  string
+		form string // "" : does not submit
+	}{
+		{"submit button", Target{Role: "button", Name: "Save"}, "", "customer"},
+		{"input submit", Target{Role: "button", Name: "Send now"}, "", "customer"},
+		{"button type=button", Target{Role: "button", Name: "Preview"}, "", ""},
+		{"disabled submit", Target{Role: "button", Name: "Disabled save"}, "", ""},
+		{"inside a submit button", Target{Text: "Inner"}, "", "customer"},
+		{"form attribute", Target{Role: "button", Name: "Outside submit"}, "", "customer"},
+		{"button outside any form", Target{Role: "button", Name: "Loose button"}, "", ""},
+		{"link", Target{Role: "link", Name: "Delete link"}, "", ""},
+		{"click in a text field", Target{Label: "Name"}, "", ""},
+		{"Enter in a text field, form has a submit button", Target{Label: "Email"}, "Enter", "customer"},
+		{"Enter in a textarea", Target{Label: "Notes"}, "Enter", ""},
+		{"Enter on a checkbox", Target{Label: "VIP"}, "Enter", ""},
+		{"Enter on a submit button", Target{Role: "button", Name: "Save"}, "Enter", "customer"},
+		{"Tab on a submit button", Target{Role: "button", Name: "Save"}, "Tab", ""},
+		{"Enter in a lone search field", Target{Label: "Search"}, "Enter", "search"},
+		{"Enter in a form of two fields without a button", Target{Label: "A"}, "Enter", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			el, err := p.Resolve(ctx, tc.t)
+			if err != nil {
+				t.Fatal(err)
+			}
+			form, ok, err := el.SubmitsForm(ctx, tc.key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok != (tc.form != "") || form != tc.form {
+				t.Errorf("SubmitsForm = %q, %v; want %q", form, ok, tc.form)
+			}
+		})
+	}
+}
