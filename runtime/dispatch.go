@@ -31,6 +31,11 @@ type ApprovalRequest struct {
 // true without a human (or an explicit --yes) having said so.
 type Approver func(ctx context.Context, req ApprovalRequest) (bool, error)
 
+// ErrNoApprover is what an approver returns when nobody can be asked (no
+// terminal, no remembered decision): the call fails approval_required, as
+// with no approver at all, not approval_denied.
+var ErrNoApprover = errors.New("nobody can be asked for an approval")
+
 // AlwaysApprove is the approver behind an explicit --yes.
 func AlwaysApprove(context.Context, ApprovalRequest) (bool, error) { return true, nil }
 
@@ -185,6 +190,9 @@ func (d *Dispatcher) run(ctx context.Context, r *callRun, valid ValidArgs) *Outc
 		}
 		okd, err := d.Approver(ctx, ApprovalRequest{Macro: m.Name, Intent: m.Intent, Args: redactRaw(args, r.secrets)})
 		d.logRecord(sessionlog.Record{Type: sessionlog.RecSystem, Turn: r.turn, CallID: r.out.CallID, Event: "approval", Data: map[string]any{"macro": m.Name, "approved": okd && err == nil}})
+		if errors.Is(err, ErrNoApprover) {
+			return r.finish(&CallError{Code: CodeApprovalRequired, Message: fmt.Sprintf("%s is marked dangerous and needs an approval (interactive confirmation or --yes); it did not run", m.Name), Err: err})
+		}
 		if err != nil || !okd {
 			msg := "the approval was declined; nothing ran"
 			if err != nil {
