@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 )
 
@@ -11,9 +12,10 @@ import (
 // element inside one) that has a form owner and is enabled; Enter on such
 // a button, or in a form's text field (implicit submission: the form has
 // a submit button, or a single field that blocks it). It returns the
-// form's description ("" when nothing is submitted).
+// form's name, id or action and its method, or null.
 const submitsJS = `function(enter) {
-  const describe = (f) => f.getAttribute('name') || f.id || f.getAttribute('action') || 'a form';
+  const describe = (f, b) => ({form: f.getAttribute('name') || f.id || f.getAttribute('action') || 'a form',
+    method: ((b && b.getAttribute('formmethod')) || f.getAttribute('method') || 'get').toUpperCase()});
   const submitter = (el) => {
     const b = el.closest ? el.closest('button, input[type=submit], input[type=image]') : null;
     if (!b || b.disabled) return null;
@@ -21,39 +23,50 @@ const submitsJS = `function(enter) {
     return b.form || null;
   };
   const f = submitter(this);
-  if (f) return describe(f);
-  if (!enter || this.tagName !== 'INPUT' || !this.form || this.disabled || this.readOnly) return '';
+  if (f) return describe(f, this.closest('button, input'));
+  if (!enter || this.tagName !== 'INPUT' || !this.form || this.disabled || this.readOnly) return null;
   const t = (this.type || 'text').toLowerCase();
   const blocking = ['text','search','url','tel','email','password','date','month','week','time','datetime-local','number'];
-  if (!blocking.includes(t)) return '';
+  if (!blocking.includes(t)) return null;
   const form = this.form;
-  for (const el of form.elements) if (submitter(el) === form) return describe(form);
+  for (const el of form.elements) if (submitter(el) === form) return describe(form, el);
   let n = 0;
   for (const el of form.elements) if (el.tagName === 'INPUT' && blocking.includes((el.type || 'text').toLowerCase())) n++;
-  return n === 1 ? describe(form) : '';
+  return n === 1 ? describe(form, null) : null;
 }`
 
-// SubmitsForm reports whether acting on e submits a form, and which (its
-// name, id or action): a click (key "") on a submit button of a form, or a
+// FormSubmit is the form an action submits.
+type FormSubmit struct {
+	Form   string `json:"form"`   // its name, id or action
+	Method string `json:"method"` // GET, POST, DIALOG, ... (the submitter's formmethod wins)
+}
+
+// SubmitsForm returns the form acting on e submits, or nil: a click (key "") on a submit button of a form, or a
 // key press of Enter on one or in a form's text field that submits
 // implicitly. Explore mode's action gate asks it before a raw click or
 // Enter; what a script does on click is not known here.
-func (e *Element) SubmitsForm(ctx context.Context, key string) (form string, ok bool, err error) {
-	h, err := e.Handle(ctx)
-	if err != nil {
-		return "", false, err
-	}
+func (e *Element) SubmitsForm(ctx context.Context, key string) (*FormSubmit, error) {
 	enter := strings.EqualFold(strings.TrimSpace(key), "Enter")
 	if key != "" && !enter {
-		return "", false, nil // other keys do not submit (Space on a button is a click the page sees as one)
+		return nil, nil // other keys do not submit (Space on a button is a click the page sees as one)
+	}
+	h, err := e.Handle(ctx)
+	if err != nil {
+		return nil, err
 	}
 	res, err := h.Context(ctx).Eval(submitsJS, enter)
 	if err != nil {
 		if ctx.Err() != nil {
-			return "", false, &Error{Code: CodeTimeout, Msg: "in-page submits", Err: ctx.Err()}
+			return nil, &Error{Code: CodeTimeout, Msg: "in-page submits", Err: ctx.Err()}
 		}
-		return "", false, &Error{Code: CodeBrowser, Msg: "in-page submits", Err: err}
+		return nil, &Error{Code: CodeBrowser, Msg: "in-page submits", Err: err}
 	}
-	form = res.Value.Str()
-	return form, form != "", nil
+	if res.Value.Nil() {
+		return nil, nil
+	}
+	var fs FormSubmit
+	if err := json.Unmarshal([]byte(res.Value.JSON("", "")), &fs); err != nil {
+		return nil, &Error{Code: CodeBrowser, Msg: "decode in-page submits result", Err: err}
+	}
+	return &fs, nil
 }

@@ -18,6 +18,7 @@ const submitsPage = `<!doctype html><html><body>
   <button type="submit" disabled>Disabled save</button>
   <input type="submit" value="Send now">
   <button><span>Inner</span></button>
+  <button formmethod="dialog">Close dialog</button>
 </form>
 <form id="search" action="/search"><label>Search <input type="search" name="q"></label></form>
 <form id="two"><label>A <input name="a"></label><label>B <input name="b"></label></form>
@@ -47,23 +48,25 @@ func TestSubmitsForm(t *testing.T) {
 		t    Target
 		key  string
 		form string // "" : does not submit
+		meth string
 	}{
-		{"submit button", Target{Role: "button", Name: "Save"}, "", "customer"},
-		{"input submit", Target{Role: "button", Name: "Send now"}, "", "customer"},
-		{"button type=button", Target{Role: "button", Name: "Preview"}, "", ""},
-		{"disabled submit", Target{Role: "button", Name: "Disabled save"}, "", ""},
-		{"inside a submit button", Target{Text: "Inner"}, "", "customer"},
-		{"form attribute", Target{Role: "button", Name: "Outside submit"}, "", "customer"},
-		{"button outside any form", Target{Role: "button", Name: "Loose button"}, "", ""},
-		{"link", Target{Role: "link", Name: "Delete link"}, "", ""},
-		{"click in a text field", Target{Label: "Name"}, "", ""},
-		{"Enter in a text field, form has a submit button", Target{Label: "Email"}, "Enter", "customer"},
-		{"Enter in a textarea", Target{Label: "Notes"}, "Enter", ""},
-		{"Enter on a checkbox", Target{Label: "VIP"}, "Enter", ""},
-		{"Enter on a submit button", Target{Role: "button", Name: "Save"}, "Enter", "customer"},
-		{"Tab on a submit button", Target{Role: "button", Name: "Save"}, "Tab", ""},
-		{"Enter in a lone search field", Target{Label: "Search"}, "Enter", "search"},
-		{"Enter in a form of two fields without a button", Target{Label: "A"}, "Enter", ""},
+		{"submit button", Target{Role: "button", Name: "Save"}, "", "customer", "POST"},
+		{"input submit", Target{Role: "button", Name: "Send now"}, "", "customer", "POST"},
+		{"button type=button", Target{Role: "button", Name: "Preview"}, "", "", ""},
+		{"disabled submit", Target{Role: "button", Name: "Disabled save"}, "", "", ""},
+		{"inside a submit button", Target{Text: "Inner"}, "", "customer", "POST"},
+		{"form attribute", Target{Role: "button", Name: "Outside submit"}, "", "customer", "POST"},
+		{"formmethod wins", Target{Role: "button", Name: "Close dialog"}, "", "customer", "DIALOG"},
+		{"button outside any form", Target{Role: "button", Name: "Loose button"}, "", "", ""},
+		{"link", Target{Role: "link", Name: "Delete link"}, "", "", ""},
+		{"click in a text field", Target{Label: "Name"}, "", "", ""},
+		{"Enter in a text field, form has a submit button", Target{Label: "Email"}, "Enter", "customer", "POST"},
+		{"Enter in a textarea", Target{Label: "Notes"}, "Enter", "", ""},
+		{"Enter on a checkbox", Target{Label: "VIP"}, "Enter", "", ""},
+		{"Enter on a submit button", Target{Role: "button", Name: "Save"}, "Enter", "customer", "POST"},
+		{"Tab on a submit button", Target{Role: "button", Name: "Save"}, "Tab", "", ""},
+		{"Enter in a lone search field", Target{Label: "Search"}, "Enter", "search", "GET"},
+		{"Enter in a form of two fields without a button", Target{Label: "A"}, "Enter", "", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,12 +74,16 @@ func TestSubmitsForm(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			form, ok, err := el.SubmitsForm(ctx, tc.key)
+			fs, err := el.SubmitsForm(ctx, tc.key)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ok != (tc.form != "") || form != tc.form {
-				t.Errorf("SubmitsForm = %q, %v; want %q", form, ok, tc.form)
+			var got FormSubmit
+			if fs != nil {
+				got = *fs
+			}
+			if (fs != nil) != (tc.form != "") || got.Form != tc.form || got.Method != tc.meth {
+				t.Errorf("SubmitsForm = %+v; want form %q, method %q", fs, tc.form, tc.meth)
 			}
 		})
 	}
