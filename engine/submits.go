@@ -15,7 +15,8 @@ import (
 // form's name, id or action and its method, or null.
 const submitsJS = `function(enter) {
   const describe = (f, b) => ({form: f.getAttribute('name') || f.id || f.getAttribute('action') || 'a form',
-    method: ((b && b.getAttribute('formmethod')) || f.getAttribute('method') || 'get').toUpperCase()});
+    method: ((b && b.getAttribute('formmethod')) || f.getAttribute('method') || 'get').toUpperCase(),
+    search: !!(f.closest('[role=search], search') || f.querySelector('input[type=search]'))});
   const submitter = (el) => {
     const b = el.closest ? el.closest('button, input[type=submit], input[type=image]') : null;
     if (!b || b.disabled) return null;
@@ -39,6 +40,10 @@ const submitsJS = `function(enter) {
 type FormSubmit struct {
 	Form   string `json:"form"`   // its name, id or action
 	Method string `json:"method"` // GET, POST, DIALOG, ... (the submitter's formmethod wins)
+	// Search: the form is a search form (a search landmark, or it has a
+	// type=search field). A form's method alone says little: script
+	// handles many a method-less (GET) form with a POST of its own.
+	Search bool `json:"search"`
 }
 
 // SubmitsForm returns the form acting on e submits, or nil: a click (key "") on a submit button of a form, or a

@@ -21,6 +21,7 @@ const submitsPage = `<!doctype html><html><body>
   <button formmethod="dialog">Close dialog</button>
 </form>
 <form id="search" action="/search"><label>Search <input type="search" name="q"></label></form>
+<form id="js-form" onsubmit="event.preventDefault()"><label>Title <input name="title"></label><button>Create</button></form>
 <form id="two"><label>A <input name="a"></label><label>B <input name="b"></label></form>
 <button form="cust" type="submit">Outside submit</button>
 <button>Loose button</button>
@@ -49,24 +50,26 @@ func TestSubmitsForm(t *testing.T) {
 		key  string
 		form string // "" : does not submit
 		meth string
+		srch bool
 	}{
-		{"submit button", Target{Role: "button", Name: "Save"}, "", "customer", "POST"},
-		{"input submit", Target{Role: "button", Name: "Send now"}, "", "customer", "POST"},
-		{"button type=button", Target{Role: "button", Name: "Preview"}, "", "", ""},
-		{"disabled submit", Target{Role: "button", Name: "Disabled save"}, "", "", ""},
-		{"inside a submit button", Target{Text: "Inner"}, "", "customer", "POST"},
-		{"form attribute", Target{Role: "button", Name: "Outside submit"}, "", "customer", "POST"},
-		{"formmethod wins", Target{Role: "button", Name: "Close dialog"}, "", "customer", "DIALOG"},
-		{"button outside any form", Target{Role: "button", Name: "Loose button"}, "", "", ""},
-		{"link", Target{Role: "link", Name: "Delete link"}, "", "", ""},
-		{"click in a text field", Target{Label: "Name"}, "", "", ""},
-		{"Enter in a text field, form has a submit button", Target{Label: "Email"}, "Enter", "customer", "POST"},
-		{"Enter in a textarea", Target{Label: "Notes"}, "Enter", "", ""},
-		{"Enter on a checkbox", Target{Label: "VIP"}, "Enter", "", ""},
-		{"Enter on a submit button", Target{Role: "button", Name: "Save"}, "Enter", "customer", "POST"},
-		{"Tab on a submit button", Target{Role: "button", Name: "Save"}, "Tab", "", ""},
-		{"Enter in a lone search field", Target{Label: "Search"}, "Enter", "search", "GET"},
-		{"Enter in a form of two fields without a button", Target{Label: "A"}, "Enter", "", ""},
+		{"submit button", Target{Role: "button", Name: "Save"}, "", "customer", "POST", false},
+		{"input submit", Target{Role: "button", Name: "Send now"}, "", "customer", "POST", false},
+		{"button type=button", Target{Role: "button", Name: "Preview"}, "", "", "", false},
+		{"disabled submit", Target{Role: "button", Name: "Disabled save"}, "", "", "", false},
+		{"inside a submit button", Target{Text: "Inner"}, "", "customer", "POST", false},
+		{"form attribute", Target{Role: "button", Name: "Outside submit"}, "", "customer", "POST", false},
+		{"formmethod wins", Target{Role: "button", Name: "Close dialog"}, "", "customer", "DIALOG", false},
+		{"script-handled method-less form", Target{Role: "button", Name: "Create"}, "", "js-form", "GET", false},
+		{"button outside any form", Target{Role: "button", Name: "Loose button"}, "", "", "", false},
+		{"link", Target{Role: "link", Name: "Delete link"}, "", "", "", false},
+		{"click in a text field", Target{Label: "Name"}, "", "", "", false},
+		{"Enter in a text field, form has a submit button", Target{Label: "Email"}, "Enter", "customer", "POST", false},
+		{"Enter in a textarea", Target{Label: "Notes"}, "Enter", "", "", false},
+		{"Enter on a checkbox", Target{Label: "VIP"}, "Enter", "", "", false},
+		{"Enter on a submit button", Target{Role: "button", Name: "Save"}, "Enter", "customer", "POST", false},
+		{"Tab on a submit button", Target{Role: "button", Name: "Save"}, "Tab", "", "", false},
+		{"Enter in a lone search field", Target{Label: "Search"}, "Enter", "search", "GET", true},
+		{"Enter in a form of two fields without a button", Target{Label: "A"}, "Enter", "", "", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,7 +85,7 @@ func TestSubmitsForm(t *testing.T) {
 			if fs != nil {
 				got = *fs
 			}
-			if (fs != nil) != (tc.form != "") || got.Form != tc.form || got.Method != tc.meth {
+			if (fs != nil) != (tc.form != "") || got.Form != tc.form || got.Method != tc.meth || got.Search != tc.srch {
 				t.Errorf("SubmitsForm = %+v; want form %q, method %q", fs, tc.form, tc.meth)
 			}
 		})
