@@ -12,6 +12,8 @@ import (
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/approval"
+	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/refdata"
 	"github.com/urfave/cli/v2"
 )
@@ -197,27 +199,57 @@ func (l *LazyBrowser) Close() {
 	}
 }
 
-// Approver returns the approval policy for dangerous macros: --yes
-// approves, a terminal on stdin asks, anything else refuses.
-func Approver(yes bool, stdin io.Reader, stderr io.Writer) runtime.Approver {
+// Approver returns the approval policy for dangerous macros and explore
+// mode's consequential raw actions. The deployment's remembered decisions
+// (mem, may be nil) come first: never refuses and always approves, without
+// asking. Then --yes approves, a terminal on stdin asks (and offers to
+// remember always or never), and anything else refuses: approval_required.
+func Approver(yes bool, stdin io.Reader, stderr io.Writer, mem *approval.Memory) runtime.Approver {
 	if yes {
-		return runtime.AlwaysApprove
+		return mem.Approver(yesAsker, "--yes")
 	}
 	f, ok := stdin.(*os.File)
-	if !ok {
-		return nil
-	}
-	st, err := f.Stat()
-	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		return nil
-	}
-	return func(ctx context.Context, req runtime.ApprovalRequest) (bool, error) {
-		fmt.Fprintf(stderr, "%s\nRun it? [y/N] ", approvalPrompt(req))
-		line, err := bufio.NewReader(f).ReadString('\n')
-		if err != nil && line == "" {
-			return false, err
+	if !ok || !isTerminal(f) {
+		if mem == nil {
+			return nil
 		}
-		ans := strings.ToLower(strings.TrimSpace(line))
-		return ans == "y" || ans == "yes", nil
+		return mem.Approver(nil, "")
 	}
+	rd := bufio.NewReader(f)
+	return mem.Approver(terminalAsker(rd, stderr), "terminal")
+}
+
+// yesAsker is --yes as an asker: it approves, on the yes channel.
+func yesAsker(ctx context.Context, req runtime.ApprovalRequest) (approval.Answer, error) {
+	ok, err := approval.Yes(ctx, req)
+	return approval.Answer{Approve: ok}, err
+}
+
+// terminalAsker asks on a terminal's line reader: y approves once, always
+// approves and remembers, never refuses and remembers, anything else
+// refuses.
+func terminalAsker(in *bufio.Reader, stderr io.Writer) approval.Asker {
+	return func(ctx context.Context, req runtime.ApprovalRequest) (approval.Answer, error) {
+		fmt.Fprintln(stderr, approvalPrompt(req))
+		fmt.Fprint(stderr, "Run it? [y/N, always, never] ")
+		line, err := in.ReadString('\n')
+		if err != nil && line == "" {
+			return approval.Answer{}, err
+		}
+		approval.Note(ctx, audit.ChannelTerminal, "")
+		return parseAnswer(line), nil
+	}
+}
+
+// parseAnswer reads a prompt's answer.
+func parseAnswer(line string) approval.Answer {
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return approval.Answer{Approve: true}
+	case "a", "always":
+		return approval.Answer{Approve: true, Remember: approval.Always}
+	case "never":
+		return approval.Answer{Remember: approval.Never}
+	}
+	return approval.Answer{}
 }

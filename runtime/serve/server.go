@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/approval"
 	"github.com/macrokit/macrokit-go/runtime/refdata"
 	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
@@ -88,6 +89,10 @@ type Options struct {
 	CallTimeout time.Duration
 	// Approval is the policy for dangerous macros.
 	Approval Approval
+	// Approvals are the deployment's remembered per-tool decisions (nil:
+	// none), consulted before the policy: never refuses and always
+	// approves without asking (not under ApprovalDeny).
+	Approvals *approval.Memory
 	// Sites restricts the origins page and http steps may reach (nil: the
 	// policy on the call's context, if any; see runtime.Dispatcher.Sites).
 	Sites *runtime.SitePolicy
@@ -203,11 +208,19 @@ func (s *Server) dispatcher(approver runtime.Approver) *runtime.Dispatcher {
 	return &d
 }
 
-// httpApprover is the approver where nobody can be asked: only --yes
-// approves.
+// httpApprover is the approver where nobody can be asked: a remembered
+// decision, else only --yes approves.
 func (s *Server) httpApprover() runtime.Approver {
-	if s.opts.Approval == ApprovalAlways {
-		return runtime.AlwaysApprove
+	switch {
+	case s.opts.Approval == ApprovalDeny:
+		return nil
+	case s.opts.Approval == ApprovalAlways:
+		return s.opts.Approvals.Approver(func(ctx context.Context, req runtime.ApprovalRequest) (approval.Answer, error) {
+			ok, err := approval.Yes(ctx, req)
+			return approval.Answer{Approve: ok}, err
+		}, "serve --yes")
+	case s.opts.Approvals != nil:
+		return s.opts.Approvals.Approver(nil, "serve")
 	}
 	return nil
 }
