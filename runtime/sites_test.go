@@ -278,8 +278,9 @@ func TestBlockedSites(t *testing.T) {
 	}
 }
 
-// TestDispatchBlockedSite: an http step and a redirect to a blocked origin
-// fail with site_not_allowed before anything is sent there, and each
+// TestDispatchBlockedSite: an http step, a redirect and a goto to a
+// blocked origin fail with site_not_allowed before anything is sent there,
+// and each
 // refusal is an audit site_blocked event naming the macro and the URL.
 func TestDispatchBlockedSite(t *testing.T) {
 	var hits atomic.Int32
@@ -297,9 +298,13 @@ func TestDispatchBlockedSite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, u := range []string{blocked.URL + "/api", ok.URL + "/bounce"} {
-		t.Run(u, func(t *testing.T) {
+	for _, tc := range []struct{ url, kind string }{{blocked.URL + "/api", "http"}, {ok.URL + "/bounce", "http"}, {blocked.URL + "/login", "goto"}} {
+		u := tc.url
+		t.Run(tc.kind+" "+u, func(t *testing.T) {
 			m := &Macro{Name: "fetch", Intent: "get", Risk: RiskRead, Handler: func(ctx context.Context, x *Exec, _ json.RawMessage) (any, error) {
+				if tc.kind == "goto" { // refused before a browser is needed
+					return nil, x.Do(ctx, "steps[0]", engine.Step{Action: vocab.ActGoto, URL: u})
+				}
 				_, err := x.HTTP(ctx, "steps[0]", HTTPRequest{URL: u})
 				return nil, err
 			}}

@@ -192,3 +192,35 @@ func TestRawActionGateMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestRawToolsBlockedSite: http_request to a blocked origin (or redirected
+// there) is refused before anything is sent, with site_not_allowed and an
+// audit site_blocked event naming the tool.
+func TestRawToolsBlockedSite(t *testing.T) {
+	var hits atomic.Int32
+	blocked := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer blocked.Close()
+	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, blocked.URL+"/x", http.StatusFound)
+	}))
+	defer home.Close()
+	sites, err := runtime.NewSites(nil, []string{blocked.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSession(&runtime.Dispatcher{Sites: sites}, nil, home.URL)
+	defer s.Close()
+	for _, u := range []string{blocked.URL + "/api", "/bounce"} {
+		sink := &auditSink{}
+		o := s.Dispatch(audit.With(context.Background(), sink), runtime.Call{ID: "h", Name: HTTP, Turn: 1, Args: json.RawMessage(fmt.Sprintf(`{"url":%q}`, u))})
+		if o.OK || o.Error.Code != runtime.CodeSiteNotAllowed || !strings.Contains(o.Error.Message, "is a blocked site") {
+			t.Errorf("%s: %+v, want site_not_allowed (blocked)", u, o.Error)
+		}
+		if got := sink.take(); got != "site_blocked:" || sink.events != nil {
+			t.Errorf("%s: audit %q", u, got)
+		}
+	}
+	if hits.Load() != 0 {
+		t.Errorf("the blocked origin saw %d requests", hits.Load())
+	}
+}
