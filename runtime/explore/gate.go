@@ -15,8 +15,13 @@ import (
 	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
-// gateProbeWait bounds resolving the element a gated action targets.
-const gateProbeWait = 2 * time.Second
+// gateProbeWait bounds resolving the element a gated action targets, and
+// gatePoll is the pause between two tries: a control that renders a
+// moment late (a dialog's opening animation) is still checked.
+const (
+	gateProbeWait = 3 * time.Second
+	gatePoll      = 100 * time.Millisecond
+)
 
 // consequential says why a raw click or Enter needs an approval ("" when
 // it does not): the target's words, or the element's accessible name,
@@ -47,7 +52,7 @@ func (s *Session) consequential(ctx context.Context, p *engine.Page, name string
 	}
 	rctx, cancel := context.WithTimeout(ctx, gateProbeWait)
 	defer cancel()
-	el, err := p.Resolve(rctx, t)
+	el, err := resolveSoon(rctx, p, t)
 	if err != nil {
 		return "" // the action itself will fail to find it, with evidence
 	}
@@ -62,6 +67,23 @@ func (s *Session) consequential(ctx context.Context, p *engine.Page, name string
 		return "" // a GET search form reads; a dialog form closes a dialog
 	}
 	return fmt.Sprintf("%s %q submits a form (%s, %s)", name, label, fs.Form, fs.Method)
+}
+
+// resolveSoon resolves t, trying again while it is not found until ctx
+// ends.
+func resolveSoon(ctx context.Context, p *engine.Page, t engine.Target) (*engine.Element, error) {
+	for {
+		el, err := p.Resolve(ctx, t)
+		var ee *engine.Error
+		if err == nil || !errors.As(err, &ee) || ee.Code != engine.CodeNotFound {
+			return el, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(gatePoll):
+		}
+	}
 }
 
 // targetWords is the wording of a target: what a user reads on the control

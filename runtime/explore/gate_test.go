@@ -34,7 +34,8 @@ func gateSite(t *testing.T) (*httptest.Server, *atomic.Int32) {
 <form name="customer" method="post" action="/save"><label>Name <input name="name"></label><button>Save</button></form>
 <form id="search" action="/"><label>Search <input type="search" name="q"></label></form>
 <a href="/?deleted=1">Delete</a>
-<button type="button" onclick="this.textContent='Shown'">Show details</button>`)
+<button type="button" onclick="this.textContent='Shown'">Show details</button>
+<script>setTimeout(() => { const b = document.createElement('button'); b.textContent = 'Keep'; document.forms.customer.append(b); }, 800);</script>`)
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &saves
@@ -101,6 +102,8 @@ func TestRawActionGate(t *testing.T) {
 			reason: `page_press "Name" submits a form (customer, POST)`, audit: "approval_asked: action_blocked:"},
 		{name: "Delete link without an approver", tool: Click, args: `{"target":{"role":"link","name":"Delete"}}`, code: runtime.CodeApprovalRequired,
 			reason: `page_click "Delete" reads as consequential ("delete")`, audit: "approval_asked: action_blocked:"},
+		{name: "a submit button that renders late", tool: Click, args: `{"target":{"role":"button","name":"Keep"}}`, code: runtime.CodeApprovalRequired,
+			reason: `page_click "Keep" submits a form (customer, POST)`, audit: "approval_asked: action_blocked:"},
 		{name: "Save declined", approver: terminal, tool: Click, args: `{"target":{"role":"button","name":"Save"}}`, code: runtime.CodeApprovalDenied,
 			reason: "declined", asked: 1, audit: "approval_asked: approval_denied:terminal action_blocked:terminal"},
 		{name: "nobody to ask behind a memory", approver: mem.Approver(nil, ""), tool: Click, args: `{"target":{"role":"button","name":"Save"}}`, code: runtime.CodeApprovalRequired,
