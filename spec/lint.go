@@ -9,11 +9,11 @@ import (
 
 // Lint rule names, stable for suppression and tooling.
 const (
-	LintIntent          = "intent"           // missing, or the same as another macro's
-	LintExamples        = "examples"         // no example of what a user might say
-	LintTests           = "tests"            // no tests
-	LintUnusedParam     = "unused-param"     // a parameter no step, condition or return reads
-	LintUnreachableStep = "unreachable"      // a branch whose condition is a constant
+	LintIntent          = "intent"       // missing, or the same as another macro's
+	LintExamples        = "examples"     // no example of what a user might say
+	LintTests           = "tests"        // no tests
+	LintUnusedParam     = "unused-param" // a parameter no step, condition or return reads
+	LintUnreachableStep = "unreachable"  // a branch whose condition is a constant
 )
 
 // Finding is one lint finding, printed like a diagnostic.
