@@ -18,6 +18,9 @@ const (
 	SiteBlocked     Kind = "site_blocked"   // a page or http step to a site outside the policy
 	Login           Kind = "login"          // a login run for an identity
 	SecretRead      Kind = "secret_read"    // a secret resolved by name (never its value)
+	// TornLine is written by the log itself: the bytes a crash left cut
+	// off before this entry, bound by their hash (see [Torn]).
+	TornLine Kind = "torn_line"
 )
 
 // Channel says through which channel an approval was asked or answered.
