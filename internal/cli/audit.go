@@ -28,31 +28,34 @@ var auditDefault = audit.DefaultFile
 
 // auditSink is the audit log of one command: opened on the first event, so
 // commands that record nothing create no file, at the path the settings
-// give (empty: no audit log, events are dropped).
+// give (empty: no audit log, events are dropped). A failed open is tried
+// again on the next event, so a long-running serve recovers once the
+// operator fixes the file.
 type auditSink struct {
 	cfg *Config
 
 	mu  sync.Mutex
 	log *audit.Log
-	err error
 }
 
 // Append opens the log on first use and appends e.
 func (s *auditSink) Append(ctx context.Context, e audit.Event) error {
 	s.mu.Lock()
-	if s.log == nil && s.err == nil {
-		if path := s.path(); path != "" {
-			s.log, s.err = audit.Open(path)
+	if s.log == nil {
+		path := s.path()
+		if path == "" {
+			s.mu.Unlock()
+			return nil
 		}
+		l, err := audit.Open(path)
+		if err != nil {
+			s.mu.Unlock()
+			return err
+		}
+		s.log = l
 	}
-	l, err := s.log, s.err
+	l := s.log
 	s.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	if l == nil {
-		return nil
-	}
 	return l.Append(ctx, e)
 }
 

@@ -59,7 +59,8 @@ type Sink interface {
 
 type sinkKey struct{}
 
-// With returns a context whose [Record] calls go to s.
+// With returns a context whose [Record] calls go to s (nil: nowhere, which
+// silences a sink further out, for runs that touch nothing real).
 func With(ctx context.Context, s Sink) context.Context {
 	return context.WithValue(ctx, sinkKey{}, s)
 }
