@@ -121,7 +121,7 @@ func VerifyWith(ctx context.Context, r io.Reader, o VerifyOptions) (Report, erro
 		if len(body) > MaxLine {
 			return fail(n, ProblemTooLong, "longer than %d bytes", MaxLine)
 		}
-		e, ok := decodeLine(body)
+		e, ok := decodeChain(body)
 		if !ok {
 			if debris == nil {
 				debris, debrisLine, debrisBytes = sha256.New(), n, 0
