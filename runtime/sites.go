@@ -270,11 +270,12 @@ func (x *Exec) siteFail(ctx context.Context, rec StepRecord, err error) error {
 	rec.Diagnosis = string(CodeSiteNotAllowed)
 	rec.Message = x.redact(err.Error())
 	x.record(rec)
-	ev := audit.Event{Kind: audit.SiteBlocked, Macro: x.rootMacro(), Target: rec.Message, Reason: rec.Path + " (" + rec.Kind + ")"}
+	target := rec.Message
 	if se := (*SiteError)(nil); errors.As(err, &se) {
-		ev.Target = x.redact(se.URL)
+		target = x.redact(se.URL)
 	}
-	_ = audit.Record(ctx, ev) // the call fails anyway; a lost audit line does not change that
+	// The call fails either way; a block the log missed is still refused.
+	_ = x.auditRecord(audit.Event{Kind: audit.SiteBlocked, Target: target, Reason: rec.Path + " (" + rec.Kind + ")"})
 	r := rec
 	return &CallError{Code: CodeSiteNotAllowed, Message: fmt.Sprintf("%s (%s) refused: %s", rec.Path, rec.Kind, rec.Message), Step: &r, Err: err}
 }

@@ -108,6 +108,13 @@ func execute(ctx context.Context, cfg *Config, commands []*cli.Command, args []s
 		defer l.Close()
 		ctx = refdata.NewContext(ctx, l)
 	}
+	if audit.From(ctx) == nil {
+		// Approvals, dangerous runs, site blocks and secret reads of every
+		// command go to the configured audit log, opened on the first one.
+		s := &auditSink{cfg: cfg}
+		defer s.Close()
+		ctx = audit.With(ctx, s)
+	}
 	err := a.RunContext(ctx, args)
 	if err == nil {
 		if notFound {
@@ -206,50 +213,54 @@ func (l *LazyBrowser) Close() {
 // remember always or never), and anything else refuses: approval_required.
 func Approver(yes bool, stdin io.Reader, stderr io.Writer, mem *approval.Memory) runtime.Approver {
 	if yes {
-		return mem.Approver(yesAsker, "--yes")
+		return mem.Gate(yesApprover())
 	}
 	f, ok := stdin.(*os.File)
 	if !ok || !isTerminal(f) {
 		if mem == nil {
 			return nil
 		}
-		return mem.Approver(nil, "")
+		return mem.Gate(nil)
 	}
-	rd := bufio.NewReader(f)
-	return mem.Approver(terminalAsker(rd, stderr), "terminal")
+	return mem.Gate(terminalApprover(bufio.NewReader(f), stderr, mem))
 }
 
-// yesAsker is --yes as an asker: it approves, on the yes channel.
-func yesAsker(ctx context.Context, req runtime.ApprovalRequest) (approval.Answer, error) {
-	ok, err := approval.Yes(ctx, req)
-	return approval.Answer{Approve: ok}, err
-}
-
-// terminalAsker asks on a terminal's line reader: y approves once, always
-// approves and remembers, never refuses and remembers, anything else
+// terminalApprover asks on a terminal's line reader, audited as the
+// terminal's (the local user's): y approves once; with a memory, always
+// approves and remembers and never refuses and remembers; anything else
 // refuses.
-func terminalAsker(in *bufio.Reader, stderr io.Writer) approval.Asker {
-	return func(ctx context.Context, req runtime.ApprovalRequest) (approval.Answer, error) {
+func terminalApprover(in *bufio.Reader, stderr io.Writer, mem *approval.Memory) runtime.Approver {
+	return runtime.AuditedApprover(func(ctx context.Context, req runtime.ApprovalRequest) (bool, error) {
 		fmt.Fprintln(stderr, approvalPrompt(req))
-		fmt.Fprint(stderr, "Run it? [y/N, always, never] ")
+		if mem != nil {
+			fmt.Fprint(stderr, "Run it? [y/N, always, never] ")
+		} else {
+			fmt.Fprint(stderr, "Run it? [y/N] ")
+		}
 		line, err := in.ReadString('\n')
 		if err != nil && line == "" {
-			return approval.Answer{}, err
+			return false, err
 		}
-		approval.Note(ctx, audit.ChannelTerminal, "")
-		return parseAnswer(line), nil
-	}
+		ok, remember := parseAnswer(line)
+		if mem != nil && remember != approval.Ask {
+			if err := mem.Set(req.Macro, remember, "terminal"); err != nil {
+				return false, err // asked to remember: not silently dropped
+			}
+		}
+		return ok, nil
+	}, audit.ChannelTerminal, localUser())
 }
 
-// parseAnswer reads a prompt's answer.
-func parseAnswer(line string) approval.Answer {
+// parseAnswer reads a prompt's answer: whether it approves, and what to
+// remember (Ask: nothing).
+func parseAnswer(line string) (bool, approval.Decision) {
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
-		return approval.Answer{Approve: true}
+		return true, approval.Ask
 	case "a", "always":
-		return approval.Answer{Approve: true, Remember: approval.Always}
+		return true, approval.Always
 	case "never":
-		return approval.Answer{Remember: approval.Never}
+		return false, approval.Never
 	}
-	return approval.Answer{}
+	return false, approval.Ask
 }

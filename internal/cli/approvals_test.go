@@ -95,7 +95,8 @@ func TestApprovalsCommand(t *testing.T) {
 
 // TestTerminalApprover: the prompt offers always and never; those answers
 // are stored and the next call is not asked; y approves once; anything
-// else refuses. The channel noted is the terminal's.
+// else refuses. Asked answers are audited as the terminal's, remembered
+// ones as the memory's.
 func TestTerminalApprover(t *testing.T) {
 	mem, err := approval.Open(filepath.Join(t.TempDir(), "approvals.json"))
 	if err != nil {
@@ -118,8 +119,8 @@ func TestTerminalApprover(t *testing.T) {
 	for i, tc := range cases {
 		var stderr bytes.Buffer
 		ap := lineApprover(false, true, bufio.NewReader(strings.NewReader(tc.line)), &stderr, mem)
-		ctx, ch := approval.Track(context.Background())
-		ok, err := ap(ctx, runtime.ApprovalRequest{Macro: tc.tool, Intent: "x", Args: json.RawMessage(`{}`), Reason: `page_click "Save" submits a form`})
+		s := &memSink{}
+		ok, err := ap(audit.With(context.Background(), s), runtime.ApprovalRequest{Macro: tc.tool, Intent: "x", Args: json.RawMessage(`{}`), Reason: `page_click "Save" submits a form`})
 		if err != nil || ok != tc.ok {
 			t.Fatalf("case %d: ok %v err %v, want %v", i, ok, err, tc.ok)
 		}
@@ -134,8 +135,16 @@ func TestTerminalApprover(t *testing.T) {
 		if !tc.prompted {
 			want = audit.ChannelMemory
 		}
-		if c, _ := ch.Get(); c != want {
-			t.Errorf("case %d: channel %q, want %q", i, c, want)
+		if len(s.events) == 0 || s.events[len(s.events)-1].Channel != want {
+			t.Errorf("case %d: events %+v, want the decision on channel %q", i, s.events, want)
 		}
 	}
+}
+
+// memSink keeps audit events.
+type memSink struct{ events []audit.Event }
+
+func (s *memSink) Append(_ context.Context, e audit.Event) error {
+	s.events = append(s.events, e)
+	return nil
 }

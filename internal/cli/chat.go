@@ -438,15 +438,15 @@ func isTerminal(r io.Reader) bool {
 // remembered decisions (mem) come first, as for Approver.
 func lineApprover(yes, tty bool, in *bufio.Reader, stderr io.Writer, mem *approval.Memory) runtime.Approver {
 	if yes {
-		return mem.Approver(yesAsker, "--yes")
+		return mem.Gate(yesApprover())
 	}
 	if !tty {
 		if mem == nil {
 			return nil
 		}
-		return mem.Approver(nil, "")
+		return mem.Gate(nil)
 	}
-	return mem.Approver(terminalAsker(in, stderr), "terminal")
+	return mem.Gate(terminalApprover(in, stderr, mem))
 }
 
 func approvalPrompt(req runtime.ApprovalRequest) string {

@@ -105,70 +105,66 @@ func (s *sink) Append(_ context.Context, e audit.Event) error {
 	return nil
 }
 
-// TestMemoryApprover: always and never answer without asking (counted),
-// audited on the memory channel; ask asks, and an answer to remember is
-// stored so the next call is not asked; without an asker an unremembered
-// tool fails with ErrNoApprover.
-func TestMemoryApprover(t *testing.T) {
+// TestMemoryGate: always and never answer without asking next (counted),
+// audited on the memory channel; ask asks next; without next an
+// unremembered tool fails with ErrNoApprover; a nil Memory is next.
+func TestMemoryGate(t *testing.T) {
 	m, err := Open(filepath.Join(t.TempDir(), "approvals.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	asked := 0
-	var answer Answer
-	ask := func(context.Context, runtime.ApprovalRequest) (Answer, error) { asked++; return answer, nil }
-	ap := m.Approver(ask, "terminal")
+	answer := false
+	next := func(context.Context, runtime.ApprovalRequest) (bool, error) { asked++; return answer, nil }
+	ap := m.Gate(next)
 	s := &sink{}
 	ctx := audit.With(context.Background(), s)
 	req := func(tool string) runtime.ApprovalRequest { return runtime.ApprovalRequest{Macro: tool} }
 	cases := []struct {
 		name   string
+		set    Decision // stored before the call ("": leave)
 		tool   string
-		answer Answer
+		answer bool
 		ok     bool
-		asked  int // total after the call
-		events int // total audit events after the call
+		asked  int    // total after the call
+		event  string // the memory's audit event, "" none
 	}{
-		{"ask, approve once", "delete_customer", Answer{Approve: true}, true, 1, 0},
-		{"still asks", "delete_customer", Answer{Approve: false}, false, 2, 0},
-		{"approve, always from now", "delete_customer", Answer{Approve: true, Remember: Always}, true, 3, 0},
-		{"remembered always: not asked", "delete_customer", Answer{}, true, 3, 1},
-		{"refuse, never from now", "page_click", Answer{Remember: Never}, false, 4, 1},
-		{"remembered never: not asked", "page_click", Answer{Approve: true}, false, 4, 2},
+		{"ask: next approves", "", "delete_customer", true, true, 1, ""},
+		{"ask: next refuses", "", "delete_customer", false, false, 2, ""},
+		{"always: not asked", Always, "delete_customer", false, true, 2, "approval_granted:memory"},
+		{"never: not asked", Never, "delete_customer", true, false, 2, "approval_denied:memory"},
+		{"other tools still ask", "", "page_click", true, true, 3, ""},
+		{"ask again after forgetting", Ask, "delete_customer", true, true, 4, ""},
 	}
 	for _, tc := range cases {
+		if tc.set != "" {
+			if err := m.Set(tc.tool, tc.set, "test"); err != nil {
+				t.Fatal(err)
+			}
+		}
 		answer = tc.answer
+		s.events = nil
 		ok, err := ap(ctx, req(tc.tool))
-		if err != nil || ok != tc.ok || asked != tc.asked || len(s.events) != tc.events {
-			t.Fatalf("%s: ok %v err %v, asked %d, events %d; want ok %v, asked %d, events %d", tc.name, ok, err, asked, len(s.events), tc.ok, tc.asked, tc.events)
+		var got string
+		if len(s.events) == 1 {
+			got = string(s.events[0].Kind) + ":" + string(s.events[0].Channel)
+		}
+		if err != nil || ok != tc.ok || asked != tc.asked || got != tc.event || len(s.events) > 1 {
+			t.Errorf("%s: ok %v err %v, asked %d, events %v; want ok %v, asked %d, event %q", tc.name, ok, err, asked, s.events, tc.ok, tc.asked, tc.event)
 		}
 	}
-	if e := s.events[0]; e.Kind != audit.ApprovalGranted || e.Channel != audit.ChannelMemory || e.Macro != "delete_customer" {
-		t.Errorf("event %+v", e)
+	if _, err := m.Gate(nil)(ctx, req("other")); !errors.Is(err, runtime.ErrNoApprover) {
+		t.Errorf("no next: %v, want ErrNoApprover", err)
 	}
-	if e := s.events[1]; e.Kind != audit.ApprovalDenied || e.Channel != audit.ChannelMemory || e.Macro != "page_click" {
-		t.Errorf("event %+v", e)
+	if err := m.Set("other", Always, "test"); err != nil {
+		t.Fatal(err)
 	}
-	// A tracked context: the channel is noted, the tracker audits.
-	tctx, ch := Track(ctx)
-	if ok, _ := ap(tctx, req("delete_customer")); !ok {
-		t.Fatal("remembered always refused")
+	if ok, err := m.Gate(nil)(ctx, req("other")); !ok || err != nil {
+		t.Errorf("no next, remembered always: %v %v", ok, err)
 	}
-	if c, _ := ch.Get(); c != audit.ChannelMemory || len(s.events) != 2 {
-		t.Errorf("tracked: channel %q, %d events", c, len(s.events))
-	}
-	// Nobody to ask.
-	if _, err := m.Approver(nil, "")(ctx, req("other")); !errors.Is(err, runtime.ErrNoApprover) {
-		t.Errorf("no asker: %v, want ErrNoApprover", err)
-	}
-	if ok, err := m.Approver(nil, "")(ctx, req("delete_customer")); !ok || err != nil {
-		t.Errorf("no asker, remembered always: %v %v", ok, err)
-	}
-	// A nil memory only asks.
 	var none *Memory
-	answer = Answer{Remember: Always}
-	if ok, _ := none.Approver(ask, "")(ctx, req("delete_customer")); ok || asked != 5 {
-		t.Errorf("nil memory: ok %v, asked %d", ok, asked)
+	if none.Gate(nil) != nil || none.Get("x") != Ask {
+		t.Error("a nil memory must be its next approver and ask")
 	}
 	if _, err := ParseDecision("Always"); err != nil {
 		t.Error(err)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
-	"github.com/macrokit/macrokit-go/runtime/approval"
 	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
@@ -99,43 +98,46 @@ func targetWords(t engine.Target) string {
 }
 
 // approve asks the session's approver for a consequential action. It
-// returns nil when approved, else the call's approval_required (nobody to
-// ask) or approval_denied error: the action does not happen. Each step is
-// an audit event: asked, then granted or denied (with the channel that
-// answered) and, when refused, action_blocked.
+// returns nil when approved, else the call's error: approval_required
+// (nobody to ask), approval_denied, or audit_failed (the decision could
+// not be recorded); the action does not happen. The decision reaches the
+// audit log through runtime.Approve (asked, granted or denied, with the
+// channel an audited approver names); a refusal is also action_blocked.
 func (s *Session) approve(ctx context.Context, x *runtime.Exec, name string, a rawArgs, reason string) error {
 	args, _ := json.Marshal(map[string]any{"target": a.Target, "key": a.Key})
 	if a.Key == "" {
 		args, _ = json.Marshal(map[string]any{"target": a.Target})
 	}
 	req := runtime.ApprovalRequest{Macro: name, Intent: intentOf(name), Args: args, Reason: reason}
-	ev := audit.Event{Macro: name, Target: reason, Reason: reason}
-	record := func(k audit.Kind, ch audit.Channel, who string) {
-		e := ev
-		e.Kind, e.Channel, e.Who = k, ch, who
-		_ = audit.Record(ctx, e) // the decision stands either way
+	session := ""
+	if s.d.Log != nil {
+		session = s.d.Log.ID()
 	}
-	record(audit.ApprovalAsked, "", "")
-	okd, err := false, runtime.ErrNoApprover
-	var ch audit.Channel
-	var who string
+	blocked := func(ch audit.Channel, who string) {
+		// The action is refused either way; a lost line does not change that.
+		_ = audit.Record(ctx, audit.Event{Kind: audit.ActionBlocked, Session: session, Macro: name, Channel: ch, Who: who, Target: string(args), Reason: reason})
+	}
+	var ap runtime.Approval
+	err := runtime.ErrNoApprover
 	if s.approver != nil {
-		tctx, c := approval.Track(ctx)
-		okd, err = s.approver(tctx, req)
-		ch, who = c.Get()
+		ap, err = runtime.Approve(ctx, s.approver, req, session)
+	} else {
+		_ = audit.Record(ctx, audit.Event{Kind: audit.ApprovalDenied, Session: session, Macro: name, Target: string(args),
+			Reason: reason + "; nobody can approve: no terminal to ask and no --yes"})
 	}
-	x.Annotate("approval", map[string]any{"reason": reason, "approved": okd && err == nil})
-	if okd && err == nil {
-		record(audit.ApprovalGranted, ch, who)
+	x.Annotate("approval", map[string]any{"reason": reason, "approved": ap.OK})
+	var ae *runtime.AuditError
+	switch {
+	case ap.OK:
 		return nil
-	}
-	if errors.Is(err, runtime.ErrNoApprover) {
-		record(audit.ActionBlocked, "", "")
+	case errors.As(err, &ae):
+		return &runtime.CallError{Code: runtime.CodeAuditFailed, Message: reason + ": " + err.Error() + "; it did not run", Err: err}
+	case errors.Is(err, runtime.ErrNoApprover):
+		blocked("", "")
 		return &runtime.CallError{Code: runtime.CodeApprovalRequired,
 			Message: reason + ": it needs an approval (a confirmation at the terminal, --yes, or `approvals set " + name + " always`); it did not run"}
 	}
-	record(audit.ApprovalDenied, ch, who)
-	record(audit.ActionBlocked, ch, who)
+	blocked(ap.Channel, ap.Who)
 	msg := reason + ": the approval was declined; it did not run"
 	if err != nil {
 		msg = reason + ": approval failed: " + err.Error() + "; it did not run"

@@ -79,11 +79,10 @@ func TestRawActionGate(t *testing.T) {
 	}
 	var asked int
 	answer := false
-	terminal := func(ctx context.Context, req runtime.ApprovalRequest) (bool, error) {
+	terminal := runtime.AuditedApprover(func(ctx context.Context, req runtime.ApprovalRequest) (bool, error) {
 		asked++
-		approval.Note(ctx, audit.ChannelTerminal, "tester")
 		return answer, nil
-	}
+	}, audit.ChannelTerminal, "tester")
 	cases := []struct {
 		name     string
 		approver runtime.Approver
@@ -97,21 +96,21 @@ func TestRawActionGate(t *testing.T) {
 		audit    string
 	}{
 		{name: "Save without an approver", tool: Click, args: `{"target":{"role":"button","name":"Save"}}`, code: runtime.CodeApprovalRequired,
-			reason: `page_click "Save" submits a form (customer, POST)`, audit: "approval_asked: action_blocked:"},
+			reason: `page_click "Save" submits a form (customer, POST)`, audit: "approval_denied: action_blocked:"},
 		{name: "Enter in the form without an approver", tool: Press, args: `{"key":"Enter","target":{"label":"Name"}}`, code: runtime.CodeApprovalRequired,
-			reason: `page_press "Name" submits a form (customer, POST)`, audit: "approval_asked: action_blocked:"},
+			reason: `page_press "Name" submits a form (customer, POST)`, audit: "approval_denied: action_blocked:"},
 		{name: "Delete link without an approver", tool: Click, args: `{"target":{"role":"link","name":"Delete"}}`, code: runtime.CodeApprovalRequired,
-			reason: `page_click "Delete" reads as consequential ("delete")`, audit: "approval_asked: action_blocked:"},
+			reason: `page_click "Delete" reads as consequential ("delete")`, audit: "approval_denied: action_blocked:"},
 		{name: "a submit button that renders late", tool: Click, args: `{"target":{"role":"button","name":"Keep"}}`, code: runtime.CodeApprovalRequired,
-			reason: `page_click "Keep" submits a form (customer, POST)`, audit: "approval_asked: action_blocked:"},
+			reason: `page_click "Keep" submits a form (customer, POST)`, audit: "approval_denied: action_blocked:"},
 		{name: "Save declined", approver: terminal, tool: Click, args: `{"target":{"role":"button","name":"Save"}}`, code: runtime.CodeApprovalDenied,
-			reason: "declined", asked: 1, audit: "approval_asked: approval_denied:terminal action_blocked:terminal"},
-		{name: "nobody to ask behind a memory", approver: mem.Approver(nil, ""), tool: Click, args: `{"target":{"role":"button","name":"Save"}}`, code: runtime.CodeApprovalRequired,
-			reason: "needs an approval", asked: 1, audit: "approval_asked: action_blocked:"},
+			reason: "declined", asked: 1, audit: "approval_asked:terminal approval_denied:terminal action_blocked:terminal"},
+		{name: "nobody to ask behind a memory", approver: mem.Gate(nil), tool: Click, args: `{"target":{"role":"button","name":"Save"}}`, code: runtime.CodeApprovalRequired,
+			reason: "needs an approval", asked: 1, audit: "approval_denied: action_blocked:"},
 		{name: "a harmless button", tool: Click, args: `{"target":{"role":"button","name":"Show details"}}`, asked: 1},
 		{name: "Enter in a GET search form", tool: Press, args: `{"key":"Enter","target":{"label":"Search"}}`, asked: 1},
 		{name: "Save approved", approver: terminal, answer: true, tool: Click, args: `{"target":{"role":"button","name":"Save"}}`, saves: 1, asked: 2,
-			audit: "approval_asked: approval_granted:terminal"},
+			audit: "approval_asked:terminal approval_granted:terminal"},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -161,9 +160,9 @@ func TestRawActionGateMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	asked := 0
-	ask := func(context.Context, runtime.ApprovalRequest) (approval.Answer, error) {
+	ask := func(context.Context, runtime.ApprovalRequest) (bool, error) {
 		asked++
-		return approval.Answer{}, nil
+		return true, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -173,14 +172,14 @@ func TestRawActionGateMemory(t *testing.T) {
 		saves int32
 		audit string
 	}{
-		{approval.Never, false, 0, "approval_asked: approval_denied:memory action_blocked:memory"},
-		{approval.Always, true, 1, "approval_asked: approval_granted:memory"},
+		{approval.Never, false, 0, "approval_denied:memory action_blocked:memory"},
+		{approval.Always, true, 1, "approval_granted:memory"},
 	} {
 		if err := mem.Set(Click, tc.d, "test"); err != nil {
 			t.Fatal(err)
 		}
 		sink := &auditSink{}
-		s := NewSession(&runtime.Dispatcher{Pages: runtime.ContextPages(b), Approver: mem.Approver(ask, "test")}, nil, srv.URL)
+		s := NewSession(&runtime.Dispatcher{Pages: runtime.ContextPages(b), Approver: mem.Gate(ask)}, nil, srv.URL)
 		actx := audit.With(ctx, sink)
 		if o := s.Dispatch(actx, runtime.Call{ID: "g", Name: Goto, Turn: 1, Args: json.RawMessage(`{"url":"/"}`)}); !o.OK {
 			t.Fatalf("goto: %+v", o.Error)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/approval"
+	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/refdata"
 	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
@@ -109,6 +110,10 @@ type Options struct {
 	// Logger receives the server's and the MCP SDK's diagnostics (nil:
 	// discarded).
 	Logger *slog.Logger
+	// Audit receives the audit events of every call (approvals, dangerous
+	// runs, site blocks, secret reads); nil: none. Calls do not run on the
+	// context Serve was given, so it is not read from there.
+	Audit audit.Sink
 	// Tokens, when any is set, are the bearer tokens the HTTP surface
 	// accepts: every endpoint but GET /healthz then needs
 	// "Authorization: Bearer <token>". More than one allows rotation.
@@ -209,18 +214,16 @@ func (s *Server) dispatcher(approver runtime.Approver) *runtime.Dispatcher {
 }
 
 // httpApprover is the approver where nobody can be asked: a remembered
-// decision, else only --yes approves.
+// decision, else only --yes approves (recorded as the operator's, who
+// started the server so).
 func (s *Server) httpApprover() runtime.Approver {
 	switch {
 	case s.opts.Approval == ApprovalDeny:
 		return nil
 	case s.opts.Approval == ApprovalAlways:
-		return s.opts.Approvals.Approver(func(ctx context.Context, req runtime.ApprovalRequest) (approval.Answer, error) {
-			ok, err := approval.Yes(ctx, req)
-			return approval.Answer{Approve: ok}, err
-		}, "serve --yes")
+		return s.opts.Approvals.Gate(runtime.AuditedApprover(runtime.AlwaysApprove, audit.ChannelYes, "operator"))
 	case s.opts.Approvals != nil:
-		return s.opts.Approvals.Approver(nil, "serve")
+		return s.opts.Approvals.Gate(nil)
 	}
 	return nil
 }
@@ -238,6 +241,9 @@ func (s *Server) begin(ctx context.Context) (context.Context, func(), bool) {
 	s.calls.Add(1)
 	s.mu.Unlock()
 	ctx, cancel := context.WithCancel(ctx)
+	if s.opts.Audit != nil {
+		ctx = audit.With(ctx, s.opts.Audit)
+	}
 	stop := context.AfterFunc(s.stopCalls, cancel)
 	return ctx, func() {
 		stop()
