@@ -107,7 +107,7 @@ func TestAuditEndToEnd(t *testing.T) {
 	if _, err := keyboard.Write([]byte("n\n")); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errs := main(tty, "run", "wipe"); code != 1 || !strings.Contains(out, "approval_denied") || !strings.Contains(errs, "Run it? [y/N]") {
+	if code, out, errs := main(tty, "run", "wipe"); code != 1 || !strings.Contains(out, "approval_denied") || !strings.Contains(errs, "Run it? [y/N, always, never]") {
 		t.Fatalf("run wipe declined at the terminal: exit %d\n%s%s", code, out, errs)
 	}
 	if code, out, errs := main(none(), "run", "call_api"); code != 0 {
