@@ -139,7 +139,7 @@ func credentialValue(text string, i int) (string, int) {
 		return "", 0
 	}
 	j := strings.IndexFunc(trimmed, func(r rune) bool {
-		return unicode.IsSpace(r) || strings.ContainsRune(`"，。；、`, r)
+		return unicode.IsSpace(r) || strings.ContainsRune("，。；、", r)
 	})
 	if j < 0 {
 		j = len(trimmed)

@@ -126,6 +126,8 @@ type Conversation struct {
 	sess    *explore.Session // explore mode's tools and page, made on first use
 	// textBail is DetectText's verdict on the latest text-only answer.
 	textBail *BailOut
+	// secrets are the values this conversation knows to be secret.
+	secrets secretSet
 }
 
 // NewConversation starts an empty conversation.
@@ -214,8 +216,26 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 	var external time.Duration // model calls and the macro run
 	c.turn++
 	res := &TurnResult{Turn: c.turn, Request: request, Model: r.Model.Name()}
-	r.record(sessionlog.Record{Type: sessionlog.RecUser, Turn: c.turn, Text: request})
+	// The user record waits for the model's first answer: a value the
+	// request gives with no credential's shape is known to be secret only
+	// once the model puts it in a secret param, and the log must never
+	// hold it. noteText knows the credential-shaped ones already.
+	// The events before it (escalation, catalog) wait with it, so the
+	// user record stays the turn's first.
+	c.noteText(request)
+	early := []sessionlog.Record{{Type: sessionlog.RecUser, Turn: c.turn, Text: request}}
+	logUser := func() {
+		for _, rec := range early {
+			r.record(rec)
+		}
+		early = nil
+	}
+	earlyEvent := func(name string, data map[string]any) {
+		early = append(early, sessionlog.Record{Type: sessionlog.RecSystem, Turn: c.turn, Event: name, Data: data})
+	}
 	defer func() {
+		c.secrets.redactResult(res) // before anything below or the caller sees it
+		logUser()
 		res.Overhead = time.Since(start) - external
 		if res.Overhead < 0 {
 			res.Overhead = 0
@@ -247,14 +267,14 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 	model := r.Model
 	if b := DetectEscalation(request); b != nil {
 		res.BailOuts = append(res.BailOuts, *b)
-		r.event(c.turn, "bail_out", bailData(b, model.Name()))
+		earlyEvent("bail_out", bailData(b, model.Name()))
 		if r.Fallback == nil {
 			res.Decision = DecisionBailedOut
 			res.Reply = "You asked for a stronger model, but none is configured (set --fallback-model); nothing ran."
 			return res, nil
 		}
 		model, res.Escalated = r.Fallback, true
-		r.event(c.turn, "escalated", map[string]any{"to": model.Name(), "reason": string(b.Code)})
+		earlyEvent("escalated", map[string]any{"to": model.Name(), "reason": string(b.Code)})
 	}
 
 	offered, info := r.tools(request)
@@ -263,7 +283,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		specs = append(specs, r.exploreToolSpecs(&info)...)
 	}
 	res.Catalog = info
-	r.event(c.turn, "catalog", map[string]any{"size": info.Size, "offered": info.Offered, "tokens": info.Tokens})
+	earlyEvent("catalog", map[string]any{"size": info.Size, "offered": info.Offered, "tokens": info.Tokens})
 	msgs := c.messages(request)
 	req := &llm.Request{Messages: msgs, Tools: specs, Temperature: ptr(0.0)}
 	if r.Stream != nil {
@@ -279,12 +299,16 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		}
 		res.ModelCalls++
 		t0 := time.Now()
-		resp, err := m.Chat(ctx, req)
+		// The model (and a recording of it) sees placeholders; the
+		// values come back into its calls before anything judges them.
+		resp, err := m.Chat(ctx, c.secrets.modelRequest(req))
 		external += time.Since(t0)
 		if err != nil {
+			logUser()
 			r.event(c.turn, "model_error", map[string]any{"model": m.Name(), "code": string(llm.CodeOf(err)), "message": err.Error()})
 			return nil, err
 		}
+		c.secrets.revealResponse(resp)
 		note := func(name string, args json.RawMessage) { c.noteSecrets(ctx, name, args) }
 		for _, tc := range resp.ToolCalls {
 			note(tc.Name, tc.Args)
@@ -300,6 +324,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 				}
 			}
 		}
+		logUser() // the answer's secrets are known now
 		res.ModelLatency += resp.Latency
 		res.Usage.PromptTokens += resp.Usage.PromptTokens
 		res.Usage.CompletionTokens += resp.Usage.CompletionTokens
@@ -715,16 +740,30 @@ func ptr[T any](v T) *T { return &v }
 // errNoModel is returned by Turn when the router has no model or registry.
 var errNoModel = errors.New("router: no model or registry configured")
 
-// noteSecrets tells the session log the secret values in a call's
-// arguments before anything that carries them is recorded: a macro's
-// secret params, and for an explore tool what it typed into a password
-// field or sent as a credential.
+// noteText adds the credentials a user's text states (redact.Credentials)
+// to the conversation's secrets and the session log's.
+func (c *Conversation) noteText(text string) {
+	c.addSecrets(redact.Credentials(text))
+}
+
+// addSecrets registers values with the conversation (what the model sees
+// as placeholders, what results are redacted of) and the session log.
+func (c *Conversation) addSecrets(values []string) {
+	l := c.r.log()
+	for _, v := range values {
+		c.secrets.add(v)
+		if l != nil {
+			l.AddSecret(v)
+		}
+	}
+}
+
+// noteSecrets registers the secret values in a call's arguments before
+// anything that carries them is recorded: a macro's secret params, and for
+// an explore tool what it typed into a password field or sent as a
+// credential. From then on the model sees them as placeholders.
 func (c *Conversation) noteSecrets(ctx context.Context, name string, args json.RawMessage) {
 	r := c.r
-	l := r.log()
-	if l == nil {
-		return
-	}
 	m, raw, ok := r.lookupTool(name)
 	if !ok {
 		if alias := r.aliasOf(name); alias != "" {
@@ -741,7 +780,5 @@ func (c *Conversation) noteSecrets(ctx context.Context, name string, args json.R
 		norm, _ := m.NormalizeArgs(args)
 		secrets = append(m.SecretsIn(ctx, norm), m.SecretsIn(ctx, args)...)
 	}
-	for _, s := range secrets {
-		l.AddSecret(s)
-	}
+	c.addSecrets(secrets)
 }
