@@ -26,6 +26,21 @@ const placeholderPrefix = "[secret-"
 
 func placeholder(i int) string { return fmt.Sprintf("%s%d]", placeholderPrefix, i+1) }
 
+// IsPlaceholder reports whether v is what the model is shown in place of
+// a secret ([secret-N]): a recorder must keep it, replay resolves it.
+func IsPlaceholder(v string) bool {
+	n, ok := strings.CutPrefix(v, placeholderPrefix)
+	if !ok || !strings.HasSuffix(n, "]") || len(n) < 2 {
+		return false
+	}
+	for _, c := range n[:len(n)-1] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // add registers v; it reports whether v was new.
 func (s *secretSet) add(v string) bool {
 	if v == "" || strings.HasPrefix(v, placeholderPrefix) || v == redact.Marker || slices.Contains(s.values, v) {

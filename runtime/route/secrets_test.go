@@ -172,3 +172,12 @@ func TestSecretSetPlaceholders(t *testing.T) {
 		t.Errorf("hideJSON = %s", got)
 	}
 }
+
+func TestIsPlaceholder(t *testing.T) {
+	for v, want := range map[string]bool{"[secret-1]": true, "[secret-12]": true, placeholder(4): true,
+		"[secret-]": false, "[secret-1": false, "[secret-x]": false, "secret-1": false, "[redacted]": false} {
+		if got := IsPlaceholder(v); got != want {
+			t.Errorf("IsPlaceholder(%q) = %v", v, got)
+		}
+	}
+}
