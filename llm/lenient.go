@@ -1,8 +1,10 @@
 package llm
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 )
@@ -34,12 +36,32 @@ func StripNoise(text string) string {
 // ExtractObject finds the first balanced JSON object in model text, after
 // StripNoise, repairs the mistakes weak models make (trailing commas,
 // single-quoted strings, unquoted keys, Python's True/False/None), and
-// decodes it. Numbers decode as json.Number so integers stay exact.
+// decodes it. Numbers decode as json.Number so integers stay exact. It is
+// ExtractObjectContext without a deadline.
 func ExtractObject(text string) (map[string]any, error) {
+	return ExtractObjectContext(context.Background(), text)
+}
+
+// ExtractObjectContext is ExtractObject in bounded work: a text over
+// MaxScanBytes is ErrTextTooLarge, one too tangled to read in a Scanner's
+// budget (linear in its length) is ErrScanBudget, and the context's error
+// ends the search. A text holding no object is ErrNoJSON.
+func ExtractObjectContext(ctx context.Context, text string) (map[string]any, error) {
+	if len(text) > MaxScanBytes {
+		return nil, fmt.Errorf("%w: %d bytes, over the %d-byte limit", ErrTextTooLarge, len(text), MaxScanBytes)
+	}
 	text = StripNoise(text)
+	sc := NewScanner(ctx, text)
 	for start := strings.IndexByte(text, '{'); start >= 0; {
-		cand, ok := Balanced(text[start:])
-		if ok && cand[len(cand)-1] == '}' {
+		end, ok, err := sc.Balanced(start)
+		if err != nil {
+			return nil, err
+		}
+		if ok && text[end-1] == '}' {
+			cand := text[start:end]
+			if err := sc.Charge(3 * len(cand)); err != nil { // decode, repair, decode
+				return nil, err
+			}
 			if obj, err := decodeObject(cand); err == nil {
 				return obj, nil
 			}
@@ -50,6 +72,9 @@ func ExtractObject(text string) (map[string]any, error) {
 		next := strings.IndexByte(text[start+1:], '{')
 		if next < 0 {
 			break
+		}
+		if err := sc.Charge(next + 1); err != nil {
+			return nil, err
 		}
 		start += 1 + next
 	}
