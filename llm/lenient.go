@@ -47,11 +47,28 @@ func ExtractObject(text string) (map[string]any, error) {
 // budget (linear in its length) is ErrScanBudget, and the context's error
 // ends the search. A text holding no object is ErrNoJSON.
 func ExtractObjectContext(ctx context.Context, text string) (map[string]any, error) {
-	if len(text) > MaxScanBytes {
-		return nil, fmt.Errorf("%w: %d bytes, over the %d-byte limit", ErrTextTooLarge, len(text), MaxScanBytes)
+	obj, _, err := extractObject(ctx, text, MaxScanBytes)
+	return obj, err
+}
+
+// extractObject is ExtractObjectContext with a size limit (0: none) that
+// also returns its scanner, whose Work the tests count.
+func extractObject(ctx context.Context, text string, limit int) (map[string]any, *Scanner, error) {
+	if limit > 0 && len(text) > limit {
+		return nil, nil, fmt.Errorf("%w: %d bytes, over the %d-byte limit", ErrTextTooLarge, len(text), limit)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
 	}
 	text = StripNoise(text)
 	sc := NewScanner(ctx, text)
+	obj, err := sc.firstObject()
+	return obj, sc, err
+}
+
+// firstObject is ExtractObject's search over the scanner's text.
+func (sc *Scanner) firstObject() (map[string]any, error) {
+	text := sc.text
 	for start := strings.IndexByte(text, '{'); start >= 0; {
 		end, ok, err := sc.Balanced(start)
 		if err != nil {
@@ -59,7 +76,7 @@ func ExtractObjectContext(ctx context.Context, text string) (map[string]any, err
 		}
 		if ok && text[end-1] == '}' {
 			cand := text[start:end]
-			if err := sc.Charge(3 * len(cand)); err != nil { // decode, repair, decode
+			if err := sc.Charge(16 + 3*len(cand)); err != nil { // decode, repair, decode
 				return nil, err
 			}
 			if obj, err := decodeObject(cand); err == nil {

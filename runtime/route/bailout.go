@@ -237,6 +237,10 @@ func (d *detector) textCalls() (calls []Candidate, unread int, shaped bool, err 
 			}
 			continue
 		}
+		if !shapes.mayCall(i, end) {
+			i = end - 1 // no key a call needs: neither it nor anything inside is one
+			continue
+		}
 		v, ok, err := d.decode(text[i:end])
 		if err != nil {
 			return nil, 0, false, err
@@ -321,26 +325,49 @@ func (d *detector) textCalls() (calls []Candidate, unread int, shaped bool, err 
 	return calls, unread, shaped, nil
 }
 
-// Key shapes of a call written as text: a name key, then an arguments key.
+// The keys of a call written as text: a name key, then an arguments key.
 var (
-	nameKeyRE = regexp.MustCompile(`(?i)["']?(?:name|tool|function)["']?\s*:`)
-	argsKeyRE = regexp.MustCompile(`(?i)["']?(?:arguments|parameters|args|input)["']?\s*:`)
+	nameKeys = []string{"name", "tool", "function"}
+	argsKeys = []string{"arguments", "parameters", "args", "input"}
 )
 
 // shapeIndex answers "does this part of the text look like a call" — a
-// name key followed, anywhere later, by an arguments key — from one pass
-// of each pattern over the whole text, instead of one per fragment.
+// name key (`name:`, `"tool":`, `'function' :`, any case) followed,
+// anywhere later, by an arguments key — from one search per key over the
+// whole text, instead of one per fragment.
 type shapeIndex struct {
-	names, args [][]int // match offsets, ascending
-	lastSuffix  int     // the last offset from which the rest looks like a call, or -1
+	names, args [][2]int // key spans, ascending
+	words       []int    // offsets of callWords, ascending
+	lastSuffix  int      // the last offset from which the rest looks like a call, or -1
 }
 
 func (d *detector) newShapeIndex() (*shapeIndex, error) {
 	text := d.sc.Text()
-	if err := d.sc.Charge(2 * len(text)); err != nil {
+	if err := d.sc.Charge(8 * len(text)); err != nil {
 		return nil, err
 	}
-	x := &shapeIndex{names: nameKeyRE.FindAllStringIndex(text, -1), args: argsKeyRE.FindAllStringIndex(text, -1), lastSuffix: -1}
+	lower := strings.ToLower(text)
+	if len(lower) != len(text) { // invalid UTF-8 or a rune that changes size: ASCII folding only
+		b := []byte(text)
+		for i, c := range b {
+			if c >= 'A' && c <= 'Z' {
+				b[i] = c + 'a' - 'A'
+			}
+		}
+		lower = string(b)
+	}
+	x := &shapeIndex{names: keySpans(lower, nameKeys), args: keySpans(lower, argsKeys), lastSuffix: -1}
+	for _, w := range callWords {
+		for i := 0; ; {
+			j := strings.Index(text[i:], w)
+			if j < 0 {
+				break
+			}
+			x.words = append(x.words, i+j)
+			i += j + len(w)
+		}
+	}
+	sort.Ints(x.words)
 	if len(x.args) > 0 {
 		lastArgs := x.args[len(x.args)-1][0]
 		for _, n := range x.names {
@@ -350,6 +377,50 @@ func (d *detector) newShapeIndex() (*shapeIndex, error) {
 		}
 	}
 	return x, d.sc.Err()
+}
+
+// keySpans finds every key of keys in lower written as a key: the word,
+// maybe quoted, then a colon; a span starts at the opening quote.
+func keySpans(lower string, keys []string) [][2]int {
+	var out [][2]int
+	for _, k := range keys {
+		for i := 0; ; {
+			j := strings.Index(lower[i:], k)
+			if j < 0 {
+				break
+			}
+			s, e := i+j, i+j+len(k)
+			i = e
+			if e < len(lower) && (lower[e] == '"' || lower[e] == '\'') {
+				e++
+			}
+			for e < len(lower) && isSpace(lower[e]) {
+				e++
+			}
+			if e >= len(lower) || lower[e] != ':' {
+				continue
+			}
+			if s > 0 && (lower[s-1] == '"' || lower[s-1] == '\'') {
+				s--
+			}
+			out = append(out, [2]int{s, e + 1})
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a][0] < out[b][0] })
+	return out
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// callWords are the words every key walkCalls reads as a call's name
+// contains ("name", "tool", "tool_name", "tool_calls", "function"), as
+// JSON spells keys: a fragment without one holds no call.
+var callWords = []string{"name", "tool", "function"}
+
+// mayCall: does text[s:e] hold one of callWords?
+func (x *shapeIndex) mayCall(s, e int) bool {
+	k := sort.SearchInts(x.words, s)
+	return k < len(x.words) && x.words[k] < e
 }
 
 // suffix: does text[i:] look like a call?

@@ -21,8 +21,12 @@ import (
 // It is careful with honest answers: past or present statements ("Customer
 // Ada was created", "I opened the page"), offers and clarifications ("I
 // can open it if you tell me which one", "I will need the name"), and any
-// answer that ends in a question to the user are not plans. Every pattern
-// is an RE2 regexp over one sentence, so the check is linear.
+// answer that ends in a question to the user are not plans.
+//
+// Every pattern is an RE2 regexp over one sentence (or list line) of at
+// most maxPlanSentence bytes that holds one of planTriggers: plans are
+// said in short sentences, and the check stays linear with a small
+// constant on any text.
 
 // planVerbs are English action verbs, as a plan names them.
 const planVerbs = `(?:open|click|press|tap|go|navigate|visit|browse|fill|type|enter|input|select|choose|pick|submit|save|search|look|find|fetch|load|create|add|delete|remove|update|edit|change|set|log|sign|run|call|use|invoke|execute|trigger|check|verify|scroll|download|upload|send|copy|paste|retrieve|query|list|close|launch|head|switch|filter|sort|export|import|assign|label|merge|approve|reject|book|pay|transfer|publish|confirm|proceed)`
@@ -35,10 +39,10 @@ var (
 	planFirstRE = regexp.MustCompile(`(?i)(?:^|[\s,;:])(?:first(?:ly)?|to\s+start|to\s+begin|step\s*1)\s*[,:.)-]?\s*(?:(?:i|we)(?:\s+will|'ll|’ll|\s+am\s+going\s+to|'m\s+going\s+to)\s+)?` + planVerbs + `\b`)
 	// planThenRE: an imperative followed by "then <verb>": "Open the
 	// customers page, then click New customer".
-	planThenRE = regexp.MustCompile(`(?i)^\W*` + planVerbs + `\b.*\b(?:then|after\s+that|next|afterwards)\s*,?\s*(?:(?:i|we)(?:\s+will|'ll|’ll)\s+)?` + planVerbs + `\b`)
+	planThenRE = regexp.MustCompile(`(?i)^\W{0,4}` + planVerbs + `\b.*\b(?:then|after\s+that|next|afterwards)\s*,?\s*(?:(?:i|we)(?:\s+will|'ll|’ll)\s+)?` + planVerbs + `\b`)
 	// planStepRE: one list item that is a step: "1. Open the page",
 	// "- click Save", "Step 2: submit".
-	planStepRE = regexp.MustCompile(`(?im)^\s*(?:\d{1,2}[.)]|[-*•]|step\s*\d{1,2}\s*[:.)-]?)\s*(?:(?:i|we)(?:\s+will|'ll|’ll)\s+)?(?:then\s+|next\s+|finally\s+)?` + planVerbs + `\b([^\n]*)$`)
+	planStepRE = regexp.MustCompile(`(?i)^\s{0,8}(?:\d{1,2}[.)]|[-*•]|step\s*\d{1,2}\s*[:.)-]?)\s{0,4}(?:(?:i|we)(?:\s+will|'ll|’ll)\s+)?(?:then\s+|next\s+|finally\s+)?` + planVerbs + `\b(.*)$`)
 	// planDataRE: what follows a list item's first word when the item is
 	// data ("Open orders: 3"), not a step.
 	planDataRE = regexp.MustCompile(`^\s*[\w ]{0,30}:\s*\S`)
@@ -62,6 +66,16 @@ var (
 	planConditionRE = regexp.MustCompile(`(?i)\b(?:if|once|when|as\s+soon\s+as|after|unless)\s+(?:you|u)\b|\b(?:si\s+vous|si\s+tu|wenn\s+(?:sie|du)|si\s+usted|cuando\s+(?:me\s+)?(?:digas|diga))\b|如果你|如果您|等你`)
 )
 
+// maxPlanSentence bounds the sentences and list lines searched for plan
+// language: a longer run without a sentence end is not prose.
+const maxPlanSentence = 400
+
+// planTriggers are the words one of the plan patterns needs (lower case;
+// "then", "next" and "after" cover an imperative with "then <verb>"): a
+// sentence with none of them is not searched.
+var planTriggers = []string{"i ", "i'", "i’", "we", "let", "first", "step", "begin", "start", "then", "next", "after",
+	"ich", "wir", "zuerst", "zunächst", "erstes", "je ", "j'", "nous", "voy", "vamos", "ré", "我", "首先", "接下来", "然后"}
+
 // planPhrase returns the words that make text a plan, or "".
 func planPhrase(text string) string {
 	t := strings.TrimSpace(text)
@@ -69,25 +83,51 @@ func planPhrase(text string) string {
 		return ""
 	}
 	steps := 0
-	for _, m := range planStepRE.FindAllStringSubmatch(t, -1) {
-		if !planDataRE.MatchString(m[1]) {
-			steps++
-			if steps == 2 {
-				return strings.TrimSpace(m[0])
+	for _, line := range strings.Split(t, "\n") {
+		if len(line) > maxPlanSentence || !startsLikeStep(line) {
+			continue
+		}
+		if m := planStepRE.FindStringSubmatch(line); m != nil && !planDataRE.MatchString(m[1]) {
+			if steps++; steps == 2 {
+				return strings.TrimSpace(line)
 			}
 		}
 	}
 	for _, s := range sentences(t) {
-		if s.question || planConditionRE.MatchString(s.text) {
+		if s.question || len(s.text) > maxPlanSentence || !hasTrigger(s.text) || planConditionRE.MatchString(s.text) {
 			continue
 		}
 		for _, re := range []*regexp.Regexp{planIntentRE, planFirstRE, planThenRE, planOtherRE} {
 			if m := re.FindString(s.text); m != "" {
-				return strings.TrimSpace(strings.TrimLeft(m, ",;:"))
+				return strings.TrimSpace(strings.TrimLeft(m, ",;: "))
 			}
 		}
 	}
 	return ""
+}
+
+// startsLikeStep: does the line start as a list item (a number, a bullet,
+// "step")?
+func startsLikeStep(line string) bool {
+	l := strings.TrimLeft(line, " \t")
+	if l == "" {
+		return false
+	}
+	switch c := l[0]; {
+	case c >= '0' && c <= '9', c == '-', c == '*':
+		return true
+	}
+	return strings.HasPrefix(l, "•") || len(l) >= 4 && strings.EqualFold(l[:4], "step")
+}
+
+func hasTrigger(s string) bool {
+	l := strings.ToLower(s)
+	for _, w := range planTriggers {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func endsWithQuestion(t string) bool {

@@ -2,6 +2,7 @@ package route
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -79,4 +80,15 @@ func TestDetectTextPlanIsLast(t *testing.T) {
 	if err != nil || b == nil || b.Code != BailPlanWithoutCall || len(b.Candidates) != 0 {
 		t.Fatalf("got %+v, %v", b, err)
 	}
+}
+
+func FuzzPlanPhrase(f *testing.F) {
+	for _, s := range []string{"First I will open the page, then click Save.", "1. open\n2. click", "我会先打开页面", "Je vais ouvrir", "?", "I will"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if p := planPhrase(s); p != "" && !strings.Contains(s, strings.TrimSpace(p)) {
+			t.Fatalf("phrase %q is not in the text", p)
+		}
+	})
 }
