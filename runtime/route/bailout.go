@@ -167,7 +167,7 @@ func (d *detector) detect() (*BailOut, error) {
 		return nil, err
 	}
 	if phrase := planPhrase(d.sc.Text()); phrase != "" {
-		return &BailOut{Code: BailPlanWithoutCall, Detail: fmt.Sprintf("the answer describes steps to take (%q) instead of calling a macro or answering", phrase)}, nil
+		return &BailOut{Code: BailPlanWithoutCall, Detail: fmt.Sprintf("it describes steps to take (%q) instead of calling a macro", phrase)}, nil
 	}
 	return nil, nil
 }

@@ -705,7 +705,7 @@ func haltMessage(b *BailOut, why string) string {
 		return fmt.Sprintf("The model asked for %d different calls at once (%s). One turn runs one macro, so none of them ran: which one should run? Please ask for one thing at a time.",
 			len(b.Candidates), strings.Join(candidateNames(b.Candidates), ", "))
 	case BailPlanWithoutCall:
-		return "The model described steps to take instead of calling a macro (" + b.Detail + "); nothing ran. Please rephrase the request as one action, or use a stronger model (--fallback-model)."
+		return "The model answered with a plan, not a call: " + b.Detail + ". Nothing ran; please rephrase the request as one action, or use a stronger model (--fallback-model)."
 	case BailUncheckableAnswer:
 		return "The model's answer could not be checked (" + b.Detail + "); it is not shown and nothing ran."
 	}
