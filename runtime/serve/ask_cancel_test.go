@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/macrokit/macrokit-go/llm/llmtest"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/route"
+	"github.com/macrokit/macrokit-go/runtime/serve"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
 
@@ -208,4 +210,53 @@ func TestAskShutdown(t *testing.T) {
 			t.Errorf("in-flight turn: %d %s", r.status, truncate(r.raw))
 		}
 	})
+}
+
+// TestAskServeStop is SIGTERM in process: Serve's context ends (cmd/
+// cancels it on SIGINT/SIGTERM) while a turn with a hostile reply is in
+// flight; the turn finishes and Serve returns nil well within its grace
+// (before: the scan outlived the grace and serve exited 1).
+func TestAskServeStop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the serve fixture")
+	}
+	hostile := strings.Repeat(`{"name": "find_customer", "arguments": {'(`, (60<<10)/42)
+	model := llmtest.New(t, llmtest.Handle(func(llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: hostile, Delay: 300 * time.Millisecond}
+	}))
+	f, cleanup := newBareFixture(t, fixtureOpts{router: askRouter(t, model.URL())})
+	defer cleanup()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	served := make(chan error, 1)
+	const grace = 20 * time.Second
+	go func() { served <- f.srv.Serve(ctx, serve.Endpoints{HTTP: ln}, grace) }()
+	got := make(chan apiResponse, 1)
+	go func() {
+		r, _ := do(t, http.DefaultClient, context.Background(), "POST", "http://"+ln.Addr().String()+"/v1/ask", `{"request":"find ada"}`)
+		got <- r
+	}()
+	if !waitFor(30*time.Second, func() bool { return f.srv.Health().InFlight == 1 }) {
+		t.Fatal("the turn never started")
+	}
+	start := time.Now()
+	stop() // SIGTERM
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(grace + 10*time.Second):
+		t.Fatal("Serve did not return")
+	}
+	if d := time.Since(start); d > grace/2 {
+		t.Errorf("Serve took %s to stop", d)
+	}
+	if r := <-got; r.status != http.StatusUnprocessableEntity || field(any(r.body), "decision") != "bailed_out" {
+		t.Errorf("in-flight turn: %d %s", r.status, truncate(r.raw))
+	}
 }
