@@ -66,7 +66,8 @@ type BailOut struct {
 	// Tool is the macro concerned, when one is known.
 	Tool string `json:"tool,omitempty"`
 	// Candidates are the calls recovered from the text (tool_call_as_text,
-	// prose_tool_call) — salvage needs exactly one.
+	// prose_tool_call), or all the calls of one answer (multiple_calls) —
+	// salvage needs exactly one.
 	Candidates []Candidate `json:"candidates,omitempty"`
 }
 
