@@ -325,7 +325,14 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		if len(resp.ToolCalls) == 0 && resp.Text != "" {
 			// Detected once, here: its candidates' secrets must be known
 			// before the response is logged, and judge reuses the verdict.
-			c.textBail = DetectText(r.Registry, resp.Text)
+			var derr error
+			if c.textBail, derr = DetectText(ctx, r.Registry, resp.Text); derr != nil {
+				// The caller is gone or out of time: the answer goes unjudged
+				// and nothing runs.
+				err := &llm.Error{Code: ctxErrCode(derr), Message: "checking the model's answer: " + derr.Error(), Err: derr}
+				r.event(c.turn, "model_error", map[string]any{"model": m.Name(), "code": string(err.Code), "message": err.Error()})
+				return nil, err
+			}
 			if c.textBail != nil {
 				for _, cd := range c.textBail.Candidates {
 					note(cd.Name, cd.Args)
@@ -452,6 +459,10 @@ func (r *Router) judge(resp *llm.Response, textBail *BailOut, dispatched map[str
 		return nil, textBail
 	}
 	// One call per turn: a workflow of several macros is a composite macro.
+	// Two different calls in one answer run neither (multipleCalls).
+	if b := multipleCalls(resp.ToolCalls); b != nil {
+		return nil, b
+	}
 	tc := resp.ToolCalls[0]
 	m, ok := r.Registry.Lookup(tc.Name)
 	if !ok {
@@ -474,6 +485,38 @@ func (r *Router) judge(resp *llm.Response, textBail *BailOut, dispatched map[str
 		}
 	}
 	return &pendingCall{ID: tc.ID, Name: m.Name, Args: args, Repairs: repairs, Valid: valid}, nil
+}
+
+// multipleCalls is the bail-out for an answer with two or more different
+// native calls (the same call twice is one call). Running the first and
+// dropping the rest would do part of what the model meant and hide the
+// rest; running them all would make one turn do several things nobody
+// approved as a whole. So none runs, and all are in the bail-out.
+func multipleCalls(tcs []llm.ToolCall) *BailOut {
+	if len(tcs) < 2 {
+		return nil
+	}
+	var cands []Candidate
+	seen := map[string]bool{}
+	for _, tc := range tcs {
+		if k := callKey(tc.Name, tc.Args); !seen[k] {
+			seen[k] = true
+			cands = append(cands, Candidate{Name: tc.Name, Args: tc.Args})
+		}
+	}
+	if len(cands) < 2 {
+		return nil
+	}
+	return &BailOut{Code: BailMultipleCalls, Tool: cands[0].Name, Candidates: cands,
+		Detail: fmt.Sprintf("the model asked for %d different calls in one answer (%s)", len(cands), strings.Join(candidateNames(cands), ", "))}
+}
+
+// ctxErrCode is the model error code for a context's error.
+func ctxErrCode(err error) llm.ErrorCode {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return llm.ErrTimeout
+	}
+	return llm.ErrCancelled
 }
 
 // aliasOf maps a misspelt tool name to a registered one only when the
@@ -531,6 +574,12 @@ func (r *Router) salvageable(ctx context.Context, turn int, b *BailOut) (*pendin
 		return nil, "the arguments do not fit the macro's schema"
 	case BailUngroundedArguments:
 		return nil, "the model made up values the request does not give"
+	case BailMultipleCalls:
+		return nil, "one turn runs one macro"
+	case BailPlanWithoutCall:
+		return nil, "the answer names no call to run"
+	case BailUncheckableAnswer:
+		return nil, "the answer could not be checked"
 	}
 	var names []string
 	seen := map[string]bool{}
@@ -628,7 +677,10 @@ func (c *Conversation) summarize(ctx context.Context, res *TurnResult, req *llm.
 		return
 	}
 	text := strings.TrimSpace(llm.StripNoise(sresp.Text))
-	if text == "" || DetectText(r.Registry, text) != nil {
+	if text == "" {
+		return
+	}
+	if b, err := DetectText(ctx, r.Registry, text); err != nil || b != nil {
 		return
 	}
 	if i := strings.IndexByte(text, '\n'); i >= 0 {
@@ -682,6 +734,13 @@ func haltMessage(b *BailOut, why string) string {
 		return fmt.Sprintf("I picked %s, but the model filled in %s, which your request does not say. Nothing ran; please give the value(s).", b.Tool, strings.TrimSuffix(b.Detail, " appear(s) nowhere in the conversation"))
 	case BailUnknownTool:
 		return fmt.Sprintf("The model asked for %q, which does not exist here; nothing ran.", b.Tool)
+	case BailMultipleCalls:
+		return fmt.Sprintf("The model asked for %d different calls at once (%s). One turn runs one macro, so none of them ran: which one should run? Please ask for one thing at a time.",
+			len(b.Candidates), strings.Join(candidateNames(b.Candidates), ", "))
+	case BailPlanWithoutCall:
+		return "The model answered with a plan, not a call: " + b.Detail + ". Nothing ran; please rephrase the request as one action, or use a stronger model (--fallback-model)."
+	case BailUncheckableAnswer:
+		return "The model's answer could not be checked (" + b.Detail + "); it is not shown and nothing ran."
 	}
 	return fmt.Sprintf("The model's answer could not be run safely (%s: %s; %s). Nothing ran.", b.Code, b.Detail, why)
 }
