@@ -21,6 +21,8 @@ type parser struct {
 	reporter
 	lines []string // source lines, to place references inside strings
 	cut   map[*yaml.Node]bool
+	// nsteps counts the macro's steps so far, against MaxSteps.
+	nsteps int
 }
 
 func (p *parser) pos(n *yaml.Node) Pos {
