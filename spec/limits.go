@@ -148,7 +148,9 @@ func (p *parser) checkShape(root *yaml.Node) bool {
 			ok = false
 		}
 		if n.Kind != yaml.AliasNode {
-			stack = append(stack, n.Content...)
+			for i := len(n.Content) - 1; i >= 0; i-- { // visited in document order
+				stack = append(stack, n.Content[i])
+			}
 		}
 	}
 	return ok

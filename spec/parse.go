@@ -65,7 +65,9 @@ func (p *parser) yamlError(err error) {
 		p.at(Pos{File: p.file, Line: line}, "", "invalid YAML: %s", m[2])
 		return
 	}
-	p.at(Pos{File: p.file}, "", "invalid YAML: %s", strings.TrimPrefix(msg, "yaml: "))
+	// yaml.v3 leaves the line out when the problem (and its context) are
+	// on the first line, which it counts as line 0.
+	p.at(Pos{File: p.file, Line: 1}, "", "invalid YAML: %s", strings.TrimPrefix(msg, "yaml: "))
 }
 
 func (p *parser) parse(data []byte) *Spec {
