@@ -33,7 +33,43 @@ const (
 	MaxScalarLen = 64 << 10
 	// MaxSteps bounds the steps of one macro, nested ones included.
 	MaxSteps = 1000
+	// MaxItems bounds the entries of any one mapping or list (properties,
+	// enum values, examples, ...), so that checks that compare entries
+	// (suggestions, uniqueness) stay cheap.
+	MaxItems = 1000
+	// MaxDiagnostics bounds the problems reported for one file: reading
+	// and checking it stop there, so the cost of explaining each problem
+	// (suggestions list the names in scope) is bounded too.
+	MaxDiagnostics = 100
 )
+
+// tooMany stops reading a file that has MaxDiagnostics problems; safely
+// recovers it.
+type tooMany struct{}
+
+// full reports whether the file already has MaxDiagnostics problems. The
+// first time, it adds one saying so (at pos, the first problem left out);
+// inside safely it then stops the reading or checking of the file.
+func (r *reporter) full(pos Pos) bool {
+	if len(r.diags) < MaxDiagnostics {
+		return false
+	}
+	if !r.capped {
+		r.capped = true
+		if pos.File == "" {
+			pos.File = r.file
+		}
+		if pos.Line == 0 {
+			pos.Line = 1
+		}
+		r.diags = append(r.diags, Diagnostic{File: pos.File, Line: pos.Line, Col: pos.Col,
+			Msg: fmt.Sprintf("too many problems: this file is not checked further after %d", MaxDiagnostics)})
+	}
+	if r.guarded > 0 {
+		panic(tooMany{})
+	}
+	return true
+}
 
 // utf8BOM is the byte-order mark some editors put at the start of a file.
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
@@ -121,18 +157,11 @@ func bytePos(file string, data []byte, off int) Pos {
 }
 
 // checkShape bounds the document as written, before aliases are followed:
-// the macro's top-level steps, each scalar's size and the number of nodes.
-// Each has its own message, so a long but alias-free spec is not reported
-// as an alias expansion. It walks the tree once, without recursion.
+// the number of nodes, each scalar's size, the entries of each mapping and
+// list, and the length of each steps list. Each has its own message, so a
+// long but alias-free spec is not reported as an alias expansion. It walks
+// the tree once, in document order, without recursion.
 func (p *parser) checkShape(root *yaml.Node) bool {
-	if root.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(root.Content); i += 2 {
-			if k, v := root.Content[i], resolve(root.Content[i+1]); k.Value == "steps" && v != nil && v.Kind == yaml.SequenceNode && len(v.Content) > MaxSteps {
-				p.tooManySteps(resolve(v.Content[MaxSteps]), index("steps", MaxSteps))
-				return false
-			}
-		}
-	}
 	ok := true
 	nodes := 0
 	stack := []*yaml.Node{root}
@@ -143,9 +172,34 @@ func (p *parser) checkShape(root *yaml.Node) bool {
 			p.errf(n, "", "the document has more than %d YAML nodes; split it into macros that call each other", maxExpandedNodes)
 			return false
 		}
-		if n.Kind == yaml.ScalarNode && len(n.Value) > MaxScalarLen {
-			p.errf(n, "", "a value of %d bytes: the limit is %d bytes (64 KiB)", len(n.Value), MaxScalarLen)
-			ok = false
+		switch n.Kind {
+		case yaml.ScalarNode:
+			if len(n.Value) > MaxScalarLen {
+				p.errf(n, "", "a value of %d bytes: the limit is %d bytes (64 KiB)", len(n.Value), MaxScalarLen)
+				ok = false
+			}
+		case yaml.MappingNode:
+			// a steps list is reported before it is visited as a list
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i].Value, resolve(n.Content[i+1])
+				if (k == "steps" || k == "then" || k == "else") && v != nil && v.Kind == yaml.SequenceNode && len(v.Content) > MaxSteps {
+					path := ""
+					if n == root {
+						path = index("steps", MaxSteps)
+					}
+					p.tooManySteps(resolve(v.Content[MaxSteps]), path)
+					return false
+				}
+			}
+			if len(n.Content) > 2*MaxItems {
+				p.errf(n.Content[2*MaxItems], "", "a mapping has more than %d keys, the limit", MaxItems)
+				return false
+			}
+		case yaml.SequenceNode:
+			if len(n.Content) > MaxItems {
+				p.errf(n.Content[MaxItems], "", "a list has more than %d items, the limit", MaxItems)
+				return false
+			}
 		}
 		if n.Kind != yaml.AliasNode {
 			for i := len(n.Content) - 1; i >= 0; i-- { // visited in document order

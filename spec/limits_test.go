@@ -100,6 +100,8 @@ func TestBadSpecs(t *testing.T) {
 		want string
 		// lineOnly: yaml.v3 reports this one with a line and no column.
 		lineOnly bool
+		// also is the text of another diagnostic wanted.
+		also string
 	}{
 		{name: "name of 10,000 characters", data: specWith(strings.Repeat("a", 10000), "x", oneStep),
 			want: `2:7: name: macro name "aaaaaaaaaaaaaaaaaaaaaaaa"… is 10000 characters long; the limit is 64`},
@@ -136,8 +138,17 @@ func TestBadSpecs(t *testing.T) {
 			want: "7:2004: steps[1000]: a macro has at most 1000 steps"},
 		{name: "100,000 steps over 1 MiB", data: specWith("many", "x", strings.Repeat(oneStep, 100000)),
 			want: "34957:11: the spec file is larger than 1 MiB"},
-		{name: "250,000 nodes, no alias", data: specWith("nodes", "x", oneStep+"examples: ["+strings.Repeat("x,", 250000)+"x]\n"),
-			want: "8:399976: the document has more than 200000 YAML nodes"},
+		{name: "250,000 nodes, no alias", data: specWith("nodes", "x", oneStep+"examples: ["+strings.Repeat("["+strings.Repeat("x,", 999)+"x],", 250)+"x]\n"),
+			want: "8:399975: the document has more than 200000 YAML nodes"},
+		{name: "enum of 1001 values", data: specWith("enum", "x", oneStep+"params: {properties: {t: {type: string, enum: ["+strings.Repeat("a,", 1000)+"b]}}}\n"),
+			want: "8:2048: a list has more than 1000 items, the limit"},
+		{name: "enum of 1000 values", data: specWith("enum", "x", oneStep+"params: {properties: {t: {type: string, enum: ["+numbered("v%d", 1000, ", ")+"]}}}\n")},
+		{name: "1001 properties", data: specWith("props", "x", oneStep+"params: {properties: {"+numbered("p%d: {}", 1001, ", ")+"}}\n"),
+			want: "8:"},
+		{name: "1000 parameters, 10,000 unknown references", data: specWith("refs", "x",
+			"  - goto: \""+numbered("{{ q%d }}", 6000, "")+"\"\n  - goto: \""+numbered("{{ r%d }}", 4000, "")+"\"\n"+
+				"params: {properties: {"+numbered("p%d: {type: string}", 1000, ", ")+"}}\n"),
+			want: "7:12: steps[0].goto: unknown name \"q0\"", also: "too many problems: this file is not checked further after 100"},
 		{name: "alias bomb", data: append(specWith("bomb", "x", oneStep), bomb...), want: "13:4: document is too large once aliases are expanded"},
 		{name: "alias cycle", data: specWith("cycle", "x", "  &s [{foreach: {in: x, as: y, max: 1, steps: *s}}]\n"),
 			want: "7:3: alias refers to a node that contains it"},
@@ -186,6 +197,12 @@ func TestBadSpecs(t *testing.T) {
 			if got := diags[0].String(); !strings.HasPrefix(got, base+":"+tc.want) {
 				t.Errorf("first diagnostic\n%s\nwant one starting\n%s:%s", clipText(got), base, tc.want)
 			}
+			if len(diags) > MaxDiagnostics+1 {
+				t.Errorf("%d diagnostics, more than MaxDiagnostics and the one saying so", len(diags))
+			}
+			if tc.also != "" && !strings.Contains(diags.Error(), tc.also) {
+				t.Errorf("no diagnostic %q", tc.also)
+			}
 			for _, d := range diags {
 				if strings.Contains(d.Msg, "internal error") {
 					t.Errorf("%s", clipText(d.String()))
@@ -196,6 +213,15 @@ func TestBadSpecs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// numbered joins format applied to 0..n-1 with sep.
+func numbered(format string, n int, sep string) string {
+	items := make([]string, n)
+	for i := range items {
+		items[i] = fmt.Sprintf(format, i)
+	}
+	return strings.Join(items, sep)
 }
 
 func clipText(s string) string {
@@ -245,5 +271,21 @@ func TestBytePosCountsAsYAML(t *testing.T) {
 		if found == 0 {
 			t.Errorf("%q: no scalar to compare", doc)
 		}
+	}
+}
+
+// TestReferencesOnOneLineAreLinear: placing each reference of a long line
+// (offsetPos) indexes the line once. 9,000 references on one line (as
+// many as a 64 KiB value holds) took about 15 s when each re-read the
+// line; now well under the generous bound.
+func TestReferencesOnOneLineAreLinear(t *testing.T) {
+	data := specWith("refs", "x", "  - goto: \""+strings.Repeat("{{ a }}", 9000)+"\"\n")
+	start := time.Now()
+	diags := readBounded(t, "", data)
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("9,000 references on one line took %s", took)
+	}
+	if len(diags) == 0 || diags[0].Line != 7 || diags[0].Col != 12 {
+		t.Errorf("diagnostics %v, want the first unknown reference at 7:12", diags[:min(len(diags), 1)])
 	}
 }

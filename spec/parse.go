@@ -48,8 +48,13 @@ func parseOnly(path string, data []byte) (s *Spec, r *reporter) {
 // safely turns a panic into a diagnostic: a bug in this package must not
 // take down the tool that reads specs.
 func safely(r *reporter, path string, f func()) {
+	r.guarded++
 	defer func() {
+		r.guarded--
 		if e := recover(); e != nil {
+			if _, stop := e.(tooMany); stop {
+				return
+			}
 			r.diags = append(r.diags, Diagnostic{File: path, Msg: fmt.Sprintf("internal error: %v (please report this spec)", e)})
 		}
 	}()
