@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 
+	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/urfave/cli/v2"
 )
 
@@ -102,4 +104,11 @@ func findCommand(cmds []*cli.Command, name string) *cli.Command {
 		}
 	}
 	return nil
+}
+
+// unknownParam is the error of `--arg k=v` for a k the macro does not
+// declare, with the "did you mean" the runtime gives unknown keys on every
+// channel (runtime.Suggest).
+func unknownParam(m *runtime.Macro, k string, known []string) error {
+	return fmt.Errorf("--arg %s: %s has no parameter %q%s (parameters: %s)", k, m.Name, k, runtime.Suggest(k, known), strings.Join(known, ", "))
 }

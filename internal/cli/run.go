@@ -135,7 +135,7 @@ func BuildArgs(m *runtime.Macro, argsJSON string, kvs []string) (json.RawMessage
 		}
 		t, known := types[k]
 		if !known {
-			return nil, fmt.Errorf("--arg %s: %s has no parameter %q (parameters: %s)", k, m.Name, k, strings.Join(sortedKeys(types), ", "))
+			return nil, unknownParam(m, k, sortedKeys(types))
 		}
 		val, err := typedValue(t, v)
 		if err != nil {

@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/macrokit/macrokit-go/internal/editdist"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/route"
 )
@@ -280,16 +279,11 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 }
 
 func (s *Server) suggest(name string) string {
-	best, bd := "", 4
+	names := make([]string, 0, s.reg.Len())
 	for _, m := range s.reg.List() {
-		if d := editdist.Distance(name, m.Name); d < bd {
-			best, bd = m.Name, d
-		}
+		names = append(names, m.Name)
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
+	return runtime.Suggest(name, names)
 }
 
 // loopbackHostOnly refuses, on a loopback listener, requests whose Host is
