@@ -4,12 +4,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -28,6 +30,7 @@ const (
 	CodeForbiddenHost   = "forbidden_host"
 	CodeCrossOrigin     = "cross_origin"
 	CodeUnauthorized    = "unauthorized"
+	CodeBodyTimeout     = "body_timeout"
 )
 
 // maxBody bounds a request body.
@@ -37,6 +40,7 @@ const maxBody = 1 << 20
 // the JSON API:
 //
 //	GET  /healthz             server, pool and in-flight state
+//	GET  /v1/metrics          Health plus goroutines and connections
 //	GET  /v1/macros           the tools (name, description, schemas, risk)
 //	GET  /v1/macros/{name}    one tool
 //	POST /v1/macros/{name}    arguments -> result + evidence
@@ -49,12 +53,13 @@ func (s *Server) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.MCPHandler())
 	mux.HandleFunc("GET /healthz", s.handleHealth)
+	mux.HandleFunc("GET /v1/metrics", s.handleMetrics)
 	mux.HandleFunc("GET /v1/macros", s.handleList)
 	mux.HandleFunc("GET /v1/macros/{name}", s.handleGet)
 	mux.HandleFunc("POST /v1/macros/{name}", s.handleCall)
 	mux.HandleFunc("POST /v1/ask", s.handleAsk)
 	// The catch-all below would hide the mux's own 405s: name them.
-	for path, allow := range map[string]string{"/healthz": "GET", "/v1/macros": "GET", "/v1/macros/{name}": "GET, POST", "/v1/ask": "POST"} {
+	for path, allow := range map[string]string{"/healthz": "GET", "/v1/metrics": "GET", "/v1/macros": "GET", "/v1/macros/{name}": "GET, POST", "/v1/ask": "POST"} {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
 			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" "+r.URL.Path+": allowed: "+allow)
@@ -67,7 +72,7 @@ func (s *Server) HTTPHandler() http.Handler {
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, CodeCrossOrigin, "cross-origin browser requests are refused")
 	}))
-	return loopbackHostOnly(cop.Handler(requireToken(s.opts.Tokens, mux)))
+	return deadlines(s.opts.HTTP, loopbackHostOnly(cop.Handler(requireToken(s.opts.Tokens, mux))))
 }
 
 // requireToken admits requests carrying "Authorization: Bearer <token>"
@@ -134,6 +139,10 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusServiceUnavailable
 	}
 	writeJSON(w, status, h)
+}
+
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.Metrics())
 }
 
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
@@ -268,9 +277,12 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
+		switch {
+		case errors.As(err, &tooLarge):
 			writeError(w, http.StatusRequestEntityTooLarge, CodeRequestTooLarge, fmt.Sprintf("the body exceeds %d bytes", maxBody))
-		} else {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			writeError(w, http.StatusRequestTimeout, CodeBodyTimeout, "the request body did not arrive in time; nothing ran")
+		default:
 			writeError(w, http.StatusBadRequest, CodeBadRequest, "read body: "+err.Error())
 		}
 		return nil, false
@@ -323,8 +335,12 @@ func isLoopbackHost(hostport string) bool {
 
 // Endpoints say where Serve serves.
 type Endpoints struct {
-	// HTTP, when set, serves HTTPHandler on this listener.
+	// HTTP, when set, serves HTTPHandler on this listener, with
+	// Options.HTTP's limits (NewHTTPServer).
 	HTTP net.Listener
+	// TLS, when set, serves HTTPS on HTTP: the handshake runs inside the
+	// connection limit.
+	TLS *tls.Config
 	// Stdin and Stdout, when both set, serve MCP over stdio; the client
 	// closing stdin ends Serve.
 	Stdin  io.Reader
@@ -346,9 +362,13 @@ func (s *Server) Serve(ctx context.Context, ep Endpoints, grace time.Duration) e
 	var wg sync.WaitGroup
 	var hs *http.Server
 	if ep.HTTP != nil {
-		hs = &http.Server{Handler: s.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
+		var ln net.Listener
+		hs, ln = s.NewHTTPServer(ep.HTTP)
+		if ep.TLS != nil {
+			ln = tls.NewListener(ln, ep.TLS)
+		}
 		wg.Go(func() {
-			if err := hs.Serve(ep.HTTP); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				errc <- fmt.Errorf("serve http: %w", err)
 				cancel()
 			}
