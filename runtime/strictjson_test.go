@@ -142,7 +142,10 @@ func TestValidateStrict(t *testing.T) {
 func TestDispatchRejectsSloppyBodiesVisibly(t *testing.T) {
 	var runs atomic.Int64
 	params := json.RawMessage(`{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"tier":{"type":"string","default":"free"},"password":{"type":"string"}}}`)
-	handler := func(context.Context, *Exec, json.RawMessage) (any, error) { runs.Add(1); return map[string]bool{"ok": true}, nil }
+	handler := func(context.Context, *Exec, json.RawMessage) (any, error) {
+		runs.Add(1)
+		return map[string]bool{"ok": true}, nil
+	}
 	add := &Macro{Name: "add_customer", Params: params, Handler: handler}
 	login := &Macro{Name: "login", Params: params, Secrets: []string{"password"}, Handler: handler}
 	reg, err := NewRegistry(add, login)
