@@ -189,7 +189,7 @@ func (s *Server) handleCall(w http.ResponseWriter, r *http.Request) {
 			out.Error.Message = fmt.Sprintf("%s is marked dangerous and needs a human approval, which the HTTP API cannot ask for: refused, nothing ran. Call it over MCP from a client that supports elicitation, or start the server with --yes.", name)
 		}
 	}
-	writeJSON(w, StatusOf(out), CallResponse{Outcome: out, DurationMS: out.Duration.Milliseconds()})
+	writeJSON(w, StatusOf(out), CallResponse{Outcome: boundOutcome(out), DurationMS: out.Duration.Milliseconds()})
 }
 
 // StatusOf maps a call's outcome to its HTTP status: 200 passed, 400
@@ -262,9 +262,9 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadGateway, CodeModelFailed, msg)
 		return
 	}
-	out := AskResponse{TurnResult: res}
+	out := AskResponse{TurnResult: boundTurn(res)}
 	if res.Err != nil {
-		out.Error = res.Err.Error()
+		out.Error = boundString(res.Err.Error())
 	}
 	status := http.StatusOK
 	if res.Decision == route.DecisionFailed || res.Decision == route.DecisionBailedOut || (res.Outcome != nil && !res.Outcome.OK) {

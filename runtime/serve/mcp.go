@@ -330,6 +330,7 @@ func redactArgs(m *runtime.Macro, args json.RawMessage) string {
 // structured content (it conforms to the output schema), the evidence in
 // _meta, and a text rendering of both for clients that read only text.
 func toolResult(m *runtime.Macro, out *runtime.Outcome) *mcp.CallToolResult {
+	out = boundOutcome(out) // the evidence and messages, not the result
 	res := &mcp.CallToolResult{Meta: mcp.Meta{MetaEvidence: EvidenceOf(out)}}
 	if out.OK {
 		if len(m.Result) > 0 && len(out.Result) > 0 {
