@@ -41,6 +41,8 @@ func TestServeUsage(t *testing.T) {
 		{"beyond loopback without a token", []string{"serve", "--http", "0.0.0.0:0"}, "listens beyond this machine: set a bearer token in $MACROKIT_SERVE_TOKEN"},
 		{"token too short", []string{"serve", "--http", "127.0.0.1:0", "--token-env", "SHORT_TOKEN"}, "$SHORT_TOKEN: a token must be at least 16 characters"},
 		{"tls cert without key", []string{"serve", "--http", "127.0.0.1:0", "--tls-cert", "cert.pem"}, "--tls-cert and --tls-key go together"},
+		{"write timeout shorter than calls", []string{"serve", "--http", "127.0.0.1:0", "--call-timeout", "1m", "--write-timeout", "30s"}, "--write-timeout (30s) must be longer than --call-timeout (1m0s)"},
+		{"negative limit", []string{"serve", "--http", "127.0.0.1:0", "--max-conns", "-1"}, "must not be negative"},
 		{"tls files missing", []string{"serve", "--http", "127.0.0.1:0", "--tls-cert", "/nonexistent/c.pem", "--tls-key", "/nonexistent/k.pem"}, "--tls-cert/--tls-key: open /nonexistent/c.pem"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -129,10 +129,27 @@ func TestStdioBadLinesAnswered(t *testing.T) {
 		t.Fatalf("tools/list: %+v", rep)
 	}
 	// A tools/call with sloppy arguments is a tool error, and nothing runs.
-	ss.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"count","arguments":{"name":"Ada","teir":"pro"}}}`)
-	rep = ss.recv(t)
-	if rep.Error != nil || !strings.Contains(string(rep.Result), `"isError":true`) || !strings.Contains(string(rep.Result), `did you mean \"tier\"`) {
-		t.Fatalf("tools/call with a misspelt key: %+v %s", rep, rep.Result)
+	for _, tc := range []struct{ name, tool, args, want string }{
+		{"misspelt key", "count", `{"name":"Ada","teir":"pro"}`, `did you mean \"tier\"`},
+		{"duplicate keys", "count", `{"name":"Ada","name":"Bob"}`, `duplicate key`},
+		{"nested duplicate", "count", `{"name":"Ada","tier":{"a":1,"a":2}}`, `duplicate key`},
+		{"huge string", "echo", `{"text":"` + strings.Repeat("z", 900<<10) + `"}`, `less than or equal to 10`},
+		{"escaped control chars", "echo", `{"text":"\u0000\u001b[31m"}`, ``},
+	} {
+		ss.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"`+tc.tool+`","arguments":`+tc.args+`}}`)
+		rep = ss.recv(t)
+		if tc.want == "" {
+			if rep.Error != nil || strings.Contains(string(rep.Result), `"isError":true`) {
+				t.Fatalf("%s: %+v %s", tc.name, rep, truncate(string(rep.Result)))
+			}
+			continue
+		}
+		if rep.Error != nil || !strings.Contains(string(rep.Result), `"isError":true`) || !strings.Contains(string(rep.Result), tc.want) {
+			t.Fatalf("%s: %+v %s", tc.name, rep, truncate(string(rep.Result)))
+		}
+		if len(rep.Result) > 16<<10 {
+			t.Errorf("%s: a %d-byte tool error", tc.name, len(rep.Result))
+		}
 	}
 	ss.send(t, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"count","arguments":{"name":"Ada"}}}`)
 	if rep := ss.recv(t); rep.Error != nil || strings.Contains(string(rep.Result), `"isError":true`) {
