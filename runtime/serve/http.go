@@ -242,9 +242,9 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var req AskRequest
-	if err := json.Unmarshal(body, &req); err != nil || strings.TrimSpace(req.Request) == "" {
-		writeError(w, http.StatusBadRequest, CodeBadRequest, `want a JSON object {"request": "what to do"}`)
+	req, msg := parseAsk(body)
+	if msg != "" {
+		writeError(w, http.StatusBadRequest, CodeBadRequest, msg)
 		return
 	}
 	ctx, done, ok := s.begin(r.Context())
@@ -271,6 +271,31 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusUnprocessableEntity
 	}
 	writeJSON(w, status, out)
+}
+
+// parseAsk reads a POST /v1/ask body as strictly as macro arguments
+// (runtime.DecodeStrict: one value, no duplicate keys, valid UTF-8; no
+// unknown keys): the reason it is refused, or "".
+func parseAsk(body []byte) (AskRequest, string) {
+	const want = `want a JSON object {"request": "what to do"}`
+	v, err := runtime.DecodeStrict(body)
+	if err != nil {
+		return AskRequest{}, want + ": " + boundString(err.Error())
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return AskRequest{}, want
+	}
+	for k := range obj {
+		if k != "request" {
+			return AskRequest{}, fmt.Sprintf("%s: unknown key %q%s", want, boundString(k), runtime.Suggest(k, []string{"request"}))
+		}
+	}
+	text, _ := obj["request"].(string)
+	if strings.TrimSpace(text) == "" {
+		return AskRequest{}, want
+	}
+	return AskRequest{Request: text}, ""
 }
 
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
