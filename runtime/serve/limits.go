@@ -106,7 +106,6 @@ func (s *Server) NewHTTPServer(ln net.Listener) (hs *http.Server, limited net.Li
 		IdleTimeout:       l.IdleTimeout,
 		MaxHeaderBytes:    l.MaxHeaderBytes,
 		ConnState:         cl.track,
-		ErrorLog:          nil,
 	}
 	return hs, cl
 }
