@@ -41,9 +41,10 @@ func ServeCommand(cfg *Config) *cli.Command {
 		&cli.DurationFlag{Name: "read-header-timeout", Value: serve.DefaultReadHeaderTimeout, Usage: "--http: time a client has to send a request's headers"},
 		&cli.DurationFlag{Name: "body-timeout", Value: serve.DefaultBodyTimeout, Usage: "--http: time a client has to send a request's body (not counted against the call)"},
 		&cli.DurationFlag{Name: "idle-timeout", Value: serve.DefaultIdleTimeout, Usage: "--http: close a keep-alive connection idle this long"},
-		&cli.DurationFlag{Name: "write-timeout", Usage: "--http: time to write a /v1 response (default: --call-timeout plus 30s; /mcp streams are exempt)"},
+		&cli.DurationFlag{Name: "write-timeout", Usage: "--http: time to write a /v1 response (/mcp streams are exempt); must exceed --call-timeout", DefaultText: "--call-timeout plus 30s"},
 		&cli.IntFlag{Name: "max-header-bytes", Value: serve.DefaultMaxHeaderBytes, Usage: "--http: bound for a request's line and headers"},
-		&cli.IntFlag{Name: "max-conns", Usage: fmt.Sprintf("--http: open connections at most; at the bound the longest-idle one is closed (default: from RLIMIT_NOFILE, now %d)", serve.DefaultMaxConns())},
+		&cli.IntFlag{Name: "max-conns", Usage: "--http: open connections at most; at the bound the longest-idle one is closed for a new one",
+			DefaultText: fmt.Sprintf("3/4 of RLIMIT_NOFILE less 64, at most %d: %d here", serve.DefaultMaxConnsCeiling, serve.DefaultMaxConns())},
 		&cli.IntFlag{Name: "catalog-threshold", Value: catalog.DefaultThreshold, Usage: "POST /v1/ask: registry size above which only the top-k relevant macros are offered"},
 	}
 	flags = append(flags, ModelFlags()...)
