@@ -112,3 +112,13 @@ func findCommand(cmds []*cli.Command, name string) *cli.Command {
 func unknownParam(m *runtime.Macro, k string, known []string) error {
 	return fmt.Errorf("--arg %s: %s has no parameter %q%s (parameters: %s)", k, m.Name, k, runtime.Suggest(k, known), strings.Join(known, ", "))
 }
+
+// strictArgsJSON refuses --args-json that the runtime would refuse over
+// HTTP or MCP (runtime.DecodeStrict): decoding it into a map first would
+// hide a duplicate key (the last one silently wins).
+func strictArgsJSON(s string) error {
+	if _, err := runtime.DecodeStrict([]byte(s)); err != nil {
+		return fmt.Errorf("--args-json: %w", err)
+	}
+	return nil
+}

@@ -123,6 +123,9 @@ func runRun(ctx context.Context, env *Env, opts RunOptions) error {
 func BuildArgs(m *runtime.Macro, argsJSON string, kvs []string) (json.RawMessage, error) {
 	obj := map[string]any{}
 	if strings.TrimSpace(argsJSON) != "" {
+		if err := strictArgsJSON(argsJSON); err != nil {
+			return nil, err
+		}
 		if err := json.Unmarshal([]byte(argsJSON), &obj); err != nil {
 			return nil, fmt.Errorf("--args-json: %w", err)
 		}
