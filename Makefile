@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    ?= ./...
 BIN     ?= bin
 
-.PHONY: all build test test-short bench bench-router lint fmt demo clean chromium fuzz
+.PHONY: all build test test-short bench bench-router lint fmt demo clean chromium fuzz soak
 
 all: build
 
@@ -50,6 +50,13 @@ bench:
 FUZZTIME ?= 60s
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) bash .ci/fuzz
+
+## soak: the built serve --http (loopback, demo site, scripted model) under 20 concurrent clients for SOAK_DURATION;
+## reports every 30 s, fails if goroutines/RSS/fds/Chromium grow (not in CI)
+SOAK_DURATION ?= 5m
+SOAK_CLIENTS  ?= 20
+soak: build chromium
+	$(GO) run ./internal/soak --bin $(BIN)/macrokit --duration $(SOAK_DURATION) --clients $(SOAK_CLIENTS)
 
 ## demo: the embedded demo site, the reference macros in headless Chromium, and a caught fake success
 demo: chromium

@@ -137,7 +137,7 @@ func (d *Dispatcher) begin(ctx context.Context, id string, turn int, name string
 			}
 		}
 	}
-	d.logRecord(sessionlog.Record{Type: sessionlog.RecToolCall, Turn: turn, CallID: id, Tool: name, Raw: r.raw(), Args: args})
+	d.logRecord(sessionlog.Record{Type: sessionlog.RecToolCall, Turn: turn, CallID: id, Tool: name, Raw: r.raw(), Args: loggedArgs(m, args)})
 	return r
 }
 
@@ -283,23 +283,30 @@ func (m *Macro) Validate(args json.RawMessage) (ValidArgs, *CallError) {
 	if len(bytes.TrimSpace(args)) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
 		args = json.RawMessage(`{}`)
 	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber() // keep integers exact through the round trip
-	var obj any
-	if err := dec.Decode(&obj); err != nil {
-		return ValidArgs{}, &CallError{Code: CodeInvalidArguments, Message: "arguments must be a JSON object", Args: []ArgError{{Pointer: "", Message: err.Error()}}}
+	// Exactly one JSON value, no duplicate keys, valid UTF-8 (DecodeStrict);
+	// numbers stay json.Number, so integers are exact through the round trip.
+	obj, err := DecodeStrict(args)
+	if err != nil {
+		var se *StrictJSONError
+		errors.As(err, &se)
+		return ValidArgs{}, &CallError{Code: CodeInvalidArguments, Message: "arguments must be exactly one JSON object", Args: []ArgError{{Pointer: se.Pointer, Message: se.Error()}}, Err: err}
 	}
 	if _, ok := obj.(map[string]any); !ok {
 		return ValidArgs{}, &CallError{Code: CodeInvalidArguments, Message: "arguments must be a JSON object", Args: []ArgError{{Pointer: "", Message: "got " + jsonKind(obj)}}}
 	}
+	// Unknown keys are errors (with a "did you mean"): a misspelt optional
+	// key would otherwise run the macro with its default.
+	errs := unknownArgs(m.rawParams, obj, "")
 	obj = applyDefaults(m.rawParams, obj)
 	full, _ := json.Marshal(obj)
 	res, err := schema.Validate(gojsonschema.NewBytesLoader(full))
 	if err != nil {
 		return ValidArgs{}, &CallError{Code: CodeInvalidArguments, Message: err.Error(), Err: err}
 	}
-	var errs []ArgError
 	for _, e := range res.Errors() {
+		if e.Type() == "additional_property_not_allowed" {
+			continue // reported by unknownArgs, with a suggestion
+		}
 		errs = append(errs, ArgError{Pointer: pointer(e), Message: e.Description()})
 	}
 	if m.Check != nil {

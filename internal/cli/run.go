@@ -123,6 +123,9 @@ func runRun(ctx context.Context, env *Env, opts RunOptions) error {
 func BuildArgs(m *runtime.Macro, argsJSON string, kvs []string) (json.RawMessage, error) {
 	obj := map[string]any{}
 	if strings.TrimSpace(argsJSON) != "" {
+		if err := strictArgsJSON(argsJSON); err != nil {
+			return nil, err
+		}
 		if err := json.Unmarshal([]byte(argsJSON), &obj); err != nil {
 			return nil, fmt.Errorf("--args-json: %w", err)
 		}
@@ -135,7 +138,7 @@ func BuildArgs(m *runtime.Macro, argsJSON string, kvs []string) (json.RawMessage
 		}
 		t, known := types[k]
 		if !known {
-			return nil, fmt.Errorf("--arg %s: %s has no parameter %q (parameters: %s)", k, m.Name, k, strings.Join(sortedKeys(types), ", "))
+			return nil, unknownParam(m, k, sortedKeys(types))
 		}
 		val, err := typedValue(t, v)
 		if err != nil {
