@@ -24,6 +24,10 @@ const (
 	// CodeSiteNotAllowed: a page or http step would leave the deployment's
 	// allowed sites (SitePolicy); nothing was sent there.
 	CodeSiteNotAllowed ErrorCode = "site_not_allowed"
+	// CodeLogFailed: the call's tool_call record could not be written to
+	// the session log, so it did not run (an unlogged effect is not
+	// auditable); as Outcome.LogError, its result could not be written.
+	CodeLogFailed ErrorCode = "log_failed"
 )
 
 // ArgError is one schema violation, located by a JSON pointer into the
