@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -149,5 +152,101 @@ func TestSessionsCommand(t *testing.T) {
 				t.Errorf("stderr lacks %q:\n%s", tc.stderr, errb.String())
 			}
 		})
+	}
+}
+
+// TestSessionsStreamInBoundedMemory: list and show read a log one record
+// at a time; holding a 32 MB log whole (as they used to) needs more heap
+// than the bound. The peak heap is sampled while they run.
+func TestSessionsStreamInBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and reads a 32 MB log")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "20240501T090000Z-big.jsonl")
+	writeBigLog(t, path, 32<<20)
+	const bound = 16 << 20
+	cfg := &Config{Name: "acme", Getenv: func(string) string { return "" }}
+	for _, args := range [][]string{
+		{"sessions", "list", "--dir", dir},
+		{"sessions", "show", "--dir", dir, "last"},
+		{"sessions", "show", "--dir", dir, "--format", "json", "last"},
+	} {
+		name := strings.ReplaceAll(strings.Join(args, " "), " --dir "+dir, "")
+		t.Run(name, func(t *testing.T) {
+			goruntime.GC()
+			var base goruntime.MemStats
+			goruntime.ReadMemStats(&base)
+			stop := make(chan struct{})
+			peak := make(chan uint64)
+			go func() {
+				var m goruntime.MemStats
+				var p uint64
+				for {
+					goruntime.ReadMemStats(&m)
+					p = max(p, m.HeapAlloc)
+					select {
+					case <-stop:
+						peak <- p
+						return
+					case <-time.After(2 * time.Millisecond):
+					}
+				}
+			}()
+			var out countingWriter
+			var errb bytes.Buffer
+			code := execute(context.Background(), cfg, []*cli.Command{SessionsCommand(cfg)}, append([]string{"acme"}, args...), strings.NewReader(""), &out, &errb)
+			close(stop)
+			p := <-peak
+			if code != 0 || out.n == 0 {
+				t.Fatalf("exit %d, %d bytes out: %s", code, out.n, errb.String())
+			}
+			grew := int64(p) - int64(base.HeapAlloc)
+			t.Logf("peak heap %d MB over a %d MB log", grew>>20, 32)
+			if grew > bound {
+				t.Errorf("peak heap grew by %d MB reading a 32 MB log, bound %d MB: the log is held whole", grew>>20, bound>>20)
+			}
+		})
+	}
+}
+
+type countingWriter struct{ n int }
+
+func (w *countingWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
+
+// writeBigLog writes about size bytes of routed turns (a request, a call,
+// its result with checks, a reply).
+func writeBigLog(t *testing.T, path string, size int) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	checks := make([]any, 4)
+	for i := range checks {
+		checks[i] = map[string]any{"step": fmt.Sprintf("steps[%d]", i), "kind": "text_present", "status": "passed",
+			"expected": strings.Repeat("ada@example.com ", 4), "actual": strings.Repeat("found ada@example.com ", 6)}
+	}
+	n := 0
+	for turn := 1; n < size; turn++ {
+		id := fmt.Sprintf("c%d", turn)
+		for _, r := range []sessionlog.Record{
+			{Turn: turn, Type: sessionlog.RecUser, Text: "add Ada Lovelace (ada@example.com) as a pro customer"},
+			{Turn: turn, Type: sessionlog.RecToolCall, CallID: id, Tool: "add_customer", Args: json.RawMessage(`{"name":"Ada Lovelace","email":"ada@example.com","tier":"pro","notes":"` + strings.Repeat("x", 200) + `"}`)},
+			{Turn: turn, Type: sessionlog.RecToolResult, CallID: id, Tool: "add_customer", OK: true, Result: json.RawMessage(`{"customer_id":"` + id + `"}`),
+				Verification: &sessionlog.VerificationSummary{Passed: 4, Checks: checks}, DurationMS: 1200},
+			{Turn: turn, Type: sessionlog.RecAssistant, Text: "Added Ada Lovelace."},
+		} {
+			r.V, r.Session, r.TS = sessionlog.Version, "big", time.Date(2024, 5, 1, 9, 0, 0, 0, time.UTC)
+			b, _ := json.Marshal(r)
+			b = append(b, '\n')
+			n += len(b)
+			_, _ = bw.Write(b)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		t.Fatal(err)
 	}
 }
