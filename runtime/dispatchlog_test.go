@@ -41,6 +41,7 @@ func TestDispatchFailedLogWrite(t *testing.T) {
 		wantEffects int
 		wantCode    ErrorCode // the outcome's error code ("" = ok)
 		wantLogErr  bool
+		args        string // the call's raw arguments (default {})
 	}{
 		{name: "disk full before the call", log: fullLog, wantEffects: 0, wantCode: CodeLogFailed},
 		{name: "log closed before the call", log: func(t *testing.T) *sessionlog.Writer {
@@ -65,9 +66,21 @@ func TestDispatchFailedLogWrite(t *testing.T) {
 			}
 			return l
 		}, wantEffects: 1},
+		// Trailing garbage: the arguments decode, but the raw text cannot
+		// be a log record, so the call would run unlogged.
+		{name: "arguments the log cannot hold", log: func(t *testing.T) *sessionlog.Writer {
+			l, err := sessionlog.Open(t.TempDir(), "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l
+		}, args: `{"name":"Ada"} {"tier":"x"}`, wantEffects: 0, wantCode: CodeLogFailed},
 	}
 	for _, tc := range cases {
 		for _, risk := range []Risk{RiskRead, RiskDangerous} {
+			if tc.args == "" {
+				tc.args = `{}`
+			}
 			t.Run(tc.name+"/"+string(risk), func(t *testing.T) {
 				log := tc.log(t)
 				effects, approvals := 0, 0
@@ -87,7 +100,7 @@ func TestDispatchFailedLogWrite(t *testing.T) {
 					approvals++
 					return true, nil
 				}}
-				out := d.Dispatch(context.Background(), Call{ID: "c1", Name: "add_customer", Args: json.RawMessage(`{}`)})
+				out := d.Dispatch(context.Background(), Call{ID: "c1", Name: "add_customer", Args: json.RawMessage(tc.args)})
 				if effects != tc.wantEffects {
 					t.Errorf("the macro ran %d time(s), want %d", effects, tc.wantEffects)
 				}
