@@ -36,9 +36,10 @@ type Writer struct {
 	baseID   string
 	id       string
 	part     int
-	size     int64 // bytes in the current file
-	maxBytes int64 // 0: no rotation
-	header   *Record
+	size     int64   // bytes in the current file
+	maxBytes int64   // 0: no rotation
+	header   *Record // the first record, when a system one (repeated atop each part)
+	appended bool
 	secrets  []string
 	closed   bool
 }
@@ -133,10 +134,11 @@ func (l *Writer) Append(r Record) error {
 	if r.TS.IsZero() {
 		r.TS = time.Now().UTC()
 	}
-	if l.header == nil && r.Type == RecSystem {
+	if !l.appended && r.Type == RecSystem {
 		h := r
 		l.header = &h
 	}
+	l.appended = true
 	line, err := l.encode(r)
 	if err != nil {
 		return err
@@ -168,6 +170,7 @@ func (l *Writer) write(line []byte) error {
 		return fmt.Errorf("session log: write: %w", err)
 	}
 	if err := l.f.Sync(); err != nil {
+		_ = l.f.Truncate(l.size) // not durable: not in the log
 		return fmt.Errorf("session log: sync: %w", err)
 	}
 	l.size += int64(len(line))
