@@ -54,6 +54,10 @@ type Outcome struct {
 	Steps        []StepRecord                   `json:"steps,omitempty"`
 	Verification sessionlog.VerificationSummary `json:"verification"`
 	Duration     time.Duration                  `json:"duration"`
+	// LogError is set when the call ran but its tool_result record could
+	// not be written to the session log: the outcome stands, the log does
+	// not show it.
+	LogError *CallError `json:"log_error,omitempty"`
 }
 
 // Dispatcher validates and runs macro calls, one Exec per call. It never
@@ -124,6 +128,9 @@ type callRun struct {
 	secrets []string
 	out     *Outcome
 	x       *Exec
+	// logErr is the failed write of the tool_call record: the call must
+	// not run.
+	logErr error
 }
 
 // begin registers a call's secrets and writes its tool_call record.
@@ -137,7 +144,7 @@ func (d *Dispatcher) begin(ctx context.Context, id string, turn int, name string
 			}
 		}
 	}
-	d.logRecord(sessionlog.Record{Type: sessionlog.RecToolCall, Turn: turn, CallID: id, Tool: name, Raw: r.raw(), Args: loggedArgs(m, args)})
+	r.logErr = d.logRecord(sessionlog.Record{Type: sessionlog.RecToolCall, Turn: turn, CallID: id, Tool: name, Raw: r.raw(), Args: loggedArgs(m, args)})
 	return r
 }
 
@@ -172,7 +179,9 @@ func (r *callRun) finish(cerr *CallError) *Outcome {
 			rec.Error.Details = map[string]any{"diagnosis": out.Error.Step.Diagnosis, "detail": out.Error.Step.Detail}
 		}
 	}
-	r.d.logRecord(rec)
+	if err := r.d.logRecord(rec); err != nil && r.logErr == nil {
+		out.LogError = &CallError{Code: CodeLogFailed, Message: "the result could not be written to the session log: " + err.Error(), Err: err}
+	}
 	return out
 }
 
@@ -180,6 +189,9 @@ func (r *callRun) finish(cerr *CallError) *Outcome {
 // handler on a fresh Exec.
 func (d *Dispatcher) run(ctx context.Context, r *callRun, valid ValidArgs) *Outcome {
 	m, args := valid.macro, valid.args
+	if r.logErr != nil {
+		return r.finish(&CallError{Code: CodeLogFailed, Message: "the call could not be written to the session log (" + r.logErr.Error() + "); it did not run", Err: r.logErr})
+	}
 	if m.Risk == RiskDangerous {
 		req := ApprovalRequest{Macro: m.Name, Intent: m.Intent, Args: redactRaw(args, r.secrets)}
 		if d.Approver == nil {
@@ -235,13 +247,14 @@ func (d *Dispatcher) sessionID() string {
 	return d.Log.ID()
 }
 
-func (d *Dispatcher) logRecord(r sessionlog.Record) {
+// logRecord appends r to the session log (when there is one). A call
+// whose tool_call record fails to be written does not run (CodeLogFailed);
+// a failed tool_result write is Outcome.LogError.
+func (d *Dispatcher) logRecord(r sessionlog.Record) error {
 	if d.Log == nil {
-		return
+		return nil
 	}
-	// A failed log write must not turn a verified result into a lie; it is
-	// reported on stderr by the CLI through the log's own error path.
-	_ = d.Log.Append(r)
+	return d.Log.Append(r)
 }
 
 func classify(ctx context.Context, err error) *CallError {

@@ -34,6 +34,7 @@ func ServeCommand(cfg *Config) *cli.Command {
 		&cli.StringFlag{Name: "approval", Usage: "dangerous macros: ask (MCP elicitation where the client supports it, else refused; always refused on the HTTP API), yes, deny (default: approval.policy of macrokit.yaml, else ask)"},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve dangerous macros without asking (same as --approval yes)"},
 		&cli.StringFlag{Name: "session-dir", Value: sessionlog.DefaultDir, Usage: "where the session log goes (empty: no log)"},
+		&cli.IntFlag{Name: "session-max-mb", Value: sessionlog.DefaultMaxFileBytes >> 20, Usage: "continue the session log in a new file (<id>.<n>.jsonl) once it reaches this many MiB (0: never)"},
 		&cli.IntFlag{Name: "top-k", Value: catalog.DefaultK, Usage: "POST /v1/ask: macros offered per turn when the registry is larger than --catalog-threshold"},
 		&cli.StringFlag{Name: "token-env", Value: EnvServeToken, Usage: "--http: the environment variable holding the bearer token(s) clients must send (comma-separated for rotation; at least 16 characters each); when it is set, every endpoint but GET /healthz needs one"},
 		&cli.BoolFlag{Name: "no-auth", Usage: "--http: allow listening beyond loopback without a token (only behind a proxy that authenticates)"},
@@ -69,6 +70,7 @@ func ServeCommand(cfg *Config) *cli.Command {
 					IdleTimeout: c.Duration("idle-timeout"), WriteTimeout: c.Duration("write-timeout"), MaxHeaderBytes: c.Int("max-header-bytes"),
 					MaxConns: c.Int("max-conns")},
 				Models: modelOptions(c), Browser: browserOptions(c)}
+			opts.SessionMaxMB = c.Int("session-max-mb")
 			return runServe(c.Context, newEnv(c, cfg), opts)
 		},
 	}
@@ -83,6 +85,7 @@ type ServeOptions struct {
 	Approval                     string
 	Yes                          bool
 	SessionDir                   string
+	SessionMaxMB                 int // rotate the session log at this size (0: never)
 	TopK, CatalogThreshold       int
 	TokenEnv                     string
 	NoAuth                       bool
@@ -205,6 +208,7 @@ func runServe(ctx context.Context, env *Env, opts ServeOptions) error {
 	}
 	fmt.Fprintln(env.Stderr)
 	if l := srv.SessionLog(); l != nil {
+		l.SetMaxFileBytes(int64(opts.SessionMaxMB) << 20)
 		fmt.Fprintf(env.Stderr, "session log: %s\n", l.Path())
 	}
 	if err := srv.Serve(ctx, ep, opts.ShutdownTimeout); err != nil {
