@@ -32,6 +32,11 @@ type ApprovalRequest struct {
 // true without a human (or an explicit --yes) having said so.
 type Approver func(ctx context.Context, req ApprovalRequest) (bool, error)
 
+// ErrNoApprover is what an approver returns when nobody can be asked (no
+// terminal, no remembered decision): the call fails approval_required, as
+// with no approver at all, not approval_denied.
+var ErrNoApprover = errors.New("nobody can be asked for an approval")
+
 // AlwaysApprove is the approver behind an explicit --yes.
 func AlwaysApprove(context.Context, ApprovalRequest) (bool, error) { return true, nil }
 
@@ -203,6 +208,9 @@ func (d *Dispatcher) run(ctx context.Context, r *callRun, valid ValidArgs) *Outc
 		d.logRecord(sessionlog.Record{Type: sessionlog.RecSystem, Turn: r.turn, CallID: r.out.CallID, Event: "approval", Data: map[string]any{"macro": m.Name, "approved": a.OK}})
 		if auditFailed(err) {
 			return r.finish(&CallError{Code: CodeAuditFailed, Message: err.Error() + "; nothing ran", Err: err})
+		}
+		if errors.Is(err, ErrNoApprover) {
+			return r.finish(&CallError{Code: CodeApprovalRequired, Message: fmt.Sprintf("%s is marked dangerous and needs an approval (interactive confirmation or --yes); it did not run", m.Name), Err: err})
 		}
 		if !a.OK {
 			msg := "the approval was declined; nothing ran"

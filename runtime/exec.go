@@ -144,7 +144,7 @@ func (x *Exec) Record(r StepRecord) { x.record(r) }
 // FailStep for a step without evidence.
 func (x *Exec) FailStep(ctx context.Context, r StepRecord, err error) error {
 	if se := (*SiteError)(nil); errors.As(err, &se) {
-		return x.siteFail(r, err)
+		return x.siteFail(ctx, r, err)
 	}
 	return x.fail(ctx, r, err)
 }
@@ -348,7 +348,7 @@ func (x *Exec) HTTP(ctx context.Context, path string, req HTTPRequest) (*HTTPRes
 	}
 	sites := x.d.sites(ctx)
 	if err := sites.Check(u.String()); err != nil {
-		return nil, x.siteFail(rec, err)
+		return nil, x.siteFail(ctx, rec, err)
 	}
 	if len(req.Query) > 0 {
 		q := u.Query()
@@ -396,7 +396,7 @@ func (x *Exec) HTTP(ctx context.Context, path string, req HTTPRequest) (*HTTPRes
 	if err != nil {
 		rec.Duration = time.Since(start)
 		if se := (*SiteError)(nil); errors.As(err, &se) {
-			return nil, x.siteFail(rec, se)
+			return nil, x.siteFail(ctx, rec, se)
 		}
 		return nil, x.fail(ctx, rec, err)
 	}

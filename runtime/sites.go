@@ -13,11 +13,14 @@ import (
 
 // SitePolicy is the set of origins a deployment's page and http steps may
 // reach (macrokit.yaml allowed_sites), so a macro, an argument or a model
-// cannot send the browser or a request anywhere else. A nil policy allows
-// every site.
+// cannot send the browser or a request anywhere else, and the origins they
+// must never reach (blocked_sites), which win over the allowed ones. A nil
+// policy allows every site.
 type SitePolicy struct {
 	sites   []string // as configured, for messages
 	origins []siteOrigin
+	blocked []string
+	blocks  []siteOrigin
 }
 
 type siteOrigin struct {
@@ -26,14 +29,20 @@ type siteOrigin struct {
 	port   string // explicit or the scheme's default
 }
 
-// SiteError is the error of a URL outside the allowed sites.
+// SiteError is the error of a URL outside the allowed sites, or on a
+// blocked one (Blocked is then the blocked origin it matched).
 type SiteError struct {
 	URL     string
 	Allowed []string
+	Blocked string
 }
 
-// Error names the URL and the origins that are allowed.
+// Error names the URL and the origins that are allowed, or the blocked
+// origin it is on.
 func (e *SiteError) Error() string {
+	if e.Blocked != "" {
+		return fmt.Sprintf("%s is a blocked site (blocked_sites: %s)", e.URL, e.Blocked)
+	}
 	return fmt.Sprintf("%s is outside the allowed sites (allowed_sites: %s)", e.URL, strings.Join(e.Allowed, ", "))
 }
 
@@ -41,24 +50,40 @@ func (e *SiteError) Error() string {
 // "http://localhost:8080" or "https://*.example.com" (any subdomain). An
 // empty list returns nil: no restriction.
 func NewSitePolicy(sites []string) (*SitePolicy, error) {
-	if len(sites) == 0 {
+	return NewSites(sites, nil)
+}
+
+// NewSites is NewSitePolicy with blocked origins too (the same syntax): a
+// URL on a blocked origin is refused even when an allowed one matches it.
+// With no allowed sites every site but the blocked ones is allowed; with
+// neither list NewSites returns nil.
+func NewSites(allowed, blocked []string) (*SitePolicy, error) {
+	if len(allowed) == 0 && len(blocked) == 0 {
 		return nil, nil
 	}
 	p := &SitePolicy{}
-	for _, s := range sites {
-		o, err := parseSiteOrigin(s)
+	for _, s := range allowed {
+		o, err := parseSiteOrigin("allowed", s)
 		if err != nil {
 			return nil, err
 		}
 		p.sites = append(p.sites, s)
 		p.origins = append(p.origins, o)
 	}
+	for _, s := range blocked {
+		o, err := parseSiteOrigin("blocked", s)
+		if err != nil {
+			return nil, err
+		}
+		p.blocked = append(p.blocked, s)
+		p.blocks = append(p.blocks, o)
+	}
 	return p, nil
 }
 
-func parseSiteOrigin(s string) (siteOrigin, error) {
+func parseSiteOrigin(list, s string) (siteOrigin, error) {
 	bad := func(why string) (siteOrigin, error) {
-		return siteOrigin{}, fmt.Errorf("allowed site %q: %s (want an origin like https://example.com, http://localhost:8080 or https://*.example.com)", s, why)
+		return siteOrigin{}, fmt.Errorf("%s site %q: %s (want an origin like https://example.com, http://localhost:8080 or https://*.example.com)", list, s, why)
 	}
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil {
@@ -90,7 +115,7 @@ func portOf(u *url.URL) string {
 	return "80"
 }
 
-// Sites returns the configured origins.
+// Sites returns the configured allowed origins.
 func (p *SitePolicy) Sites() []string {
 	if p == nil {
 		return nil
@@ -98,9 +123,18 @@ func (p *SitePolicy) Sites() []string {
 	return append([]string(nil), p.sites...)
 }
 
+// Blocked returns the configured blocked origins.
+func (p *SitePolicy) Blocked() []string {
+	if p == nil {
+		return nil
+	}
+	return append([]string(nil), p.blocked...)
+}
+
 // Allows reports whether u may be reached. Only http and https URLs are
 // sites; about:blank, data: and the like are always allowed, file: never
-// (it is not a site a deployment can list).
+// (it is not a site a deployment can list). A blocked origin is never
+// reached.
 func (p *SitePolicy) Allows(u *url.URL) bool {
 	if p == nil {
 		return true
@@ -112,17 +146,33 @@ func (p *SitePolicy) Allows(u *url.URL) bool {
 	default:
 		return true
 	}
+	if p.blockedBy(u) >= 0 {
+		return false
+	}
+	return len(p.origins) == 0 || matchOrigin(p.origins, u) >= 0
+}
+
+// blockedBy is the index of the blocked origin u is on, or -1.
+func (p *SitePolicy) blockedBy(u *url.URL) int {
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return -1
+	}
+	return matchOrigin(p.blocks, u)
+}
+
+// matchOrigin is the index of the first origin u is on, or -1.
+func matchOrigin(origins []siteOrigin, u *url.URL) int {
 	host := strings.ToLower(u.Hostname())
 	port := portOf(u)
-	for _, o := range p.origins {
+	for i, o := range origins {
 		if o.scheme != u.Scheme || o.port != port {
 			continue
 		}
 		if o.host == host || (strings.HasPrefix(o.host, "*.") && strings.HasSuffix(host, o.host[1:])) {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // Check returns a *SiteError when rawURL is not allowed (or is not a URL).
@@ -133,6 +183,9 @@ func (p *SitePolicy) Check(rawURL string) error {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme == "" && u.Host == "") {
 		return &SiteError{URL: rawURL, Allowed: p.sites}
+	}
+	if i := p.blockedBy(u); i >= 0 {
+		return &SiteError{URL: redactURL(u), Allowed: p.sites, Blocked: p.blocked[i]}
 	}
 	if !p.Allows(u) {
 		return &SiteError{URL: redactURL(u), Allowed: p.sites}
@@ -208,10 +261,11 @@ func policyIn(ctx context.Context, own *SitePolicy) *SitePolicy {
 	return SitePolicyFrom(ctx)
 }
 
-// siteFail records a step refused by the site policy and returns its
+// siteFail records a step refused by the site policy (in the step's
+// evidence and as an audit site_blocked event) and returns its
 // site_not_allowed error (not step_failed: nothing was attempted, and
 // retrying elsewhere will not help).
-func (x *Exec) siteFail(rec StepRecord, err error) error {
+func (x *Exec) siteFail(ctx context.Context, rec StepRecord, err error) error {
 	rec.Status = "failed"
 	rec.Diagnosis = string(CodeSiteNotAllowed)
 	rec.Message = x.redact(err.Error())

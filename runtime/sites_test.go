@@ -3,15 +3,19 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
@@ -202,6 +206,126 @@ func TestPageLeavesAllowedSites(t *testing.T) {
 			}
 			if !tc.ok && (out.Error.Code != CodeSiteNotAllowed || !strings.Contains(out.Error.Message, "steps[1] (click) refused: "+other.URL+"/ is outside the allowed sites")) {
 				t.Errorf("error: %s: %s", out.Error.Code, out.Error.Message)
+			}
+		})
+	}
+}
+
+// memSink is an audit sink that keeps the events.
+type memSink struct {
+	mu     sync.Mutex
+	events []audit.Event
+}
+
+func (s *memSink) Append(_ context.Context, e audit.Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, e)
+	return nil
+}
+
+func (s *memSink) kinds() []audit.Kind {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []audit.Kind
+	for _, e := range s.events {
+		out = append(out, e.Kind)
+	}
+	return out
+}
+
+// TestBlockedSites: a blocked origin is refused even when an allowed one
+// (a wildcard) covers it; with no allowed sites everything but the blocked
+// ones is reached; bad blocked origins are errors naming blocked_sites.
+func TestBlockedSites(t *testing.T) {
+	cases := []struct {
+		name             string
+		allowed, blocked []string
+		url              string
+		ok               bool
+		message          string
+	}{
+		{"blocked wins over a wildcard", []string{"https://*.corp.example"}, []string{"https://admin.corp.example"}, "https://admin.corp.example/users", false, "https://admin.corp.example/users is a blocked site (blocked_sites: https://admin.corp.example)"},
+		{"sibling still allowed", []string{"https://*.corp.example"}, []string{"https://admin.corp.example"}, "https://app.corp.example/", true, ""},
+		{"blocked only: others allowed", nil, []string{"https://evil.example"}, "https://good.example/", true, ""},
+		{"blocked only: blocked refused", nil, []string{"https://evil.example"}, "https://evil.example/x?token=s3cret", false, "https://evil.example/x is a blocked site"},
+		{"blocked wildcard", nil, []string{"https://*.ads.example"}, "https://t.ads.example/p", false, "blocked site (blocked_sites: https://*.ads.example)"},
+		{"blocked port is its own origin", nil, []string{"http://localhost:9999"}, "http://localhost:8080/", true, ""},
+		{"blocked only: file never", nil, []string{"https://evil.example"}, "file:///etc/passwd", false, "outside the allowed sites"},
+		{"blocked only: about:blank", nil, []string{"https://evil.example"}, "about:blank", true, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := NewSites(tc.allowed, tc.blocked)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = p.Check(tc.url)
+			if (err == nil) != tc.ok {
+				t.Fatalf("Check(%s) = %v, want ok %v", tc.url, err, tc.ok)
+			}
+			var se *SiteError
+			if err != nil && (!errors.As(err, &se) || !strings.Contains(err.Error(), tc.message) || strings.Contains(err.Error(), "s3cret")) {
+				t.Errorf("error %v, want a *SiteError with %q", err, tc.message)
+			}
+		})
+	}
+	if _, err := NewSites(nil, []string{"evil.example"}); err == nil || !strings.Contains(err.Error(), `blocked site "evil.example"`) {
+		t.Errorf("bad blocked origin: %v", err)
+	}
+	if p, err := NewSites(nil, nil); p != nil || err != nil {
+		t.Error("no lists must mean no policy")
+	}
+}
+
+// TestDispatchBlockedSite: an http step, a redirect and a goto to a
+// blocked origin fail with site_not_allowed before anything is sent there,
+// and each
+// refusal is an audit site_blocked event naming the macro and the URL.
+func TestDispatchBlockedSite(t *testing.T) {
+	var hits atomic.Int32
+	blocked := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer blocked.Close()
+	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/bounce" {
+			http.Redirect(w, r, blocked.URL+"/landed", http.StatusFound)
+			return
+		}
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	}))
+	defer ok.Close()
+	policy, err := NewSites(nil, []string{blocked.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ url, kind string }{{blocked.URL + "/api", "http"}, {ok.URL + "/bounce", "http"}, {blocked.URL + "/login", "goto"}} {
+		u := tc.url
+		t.Run(tc.kind+" "+u, func(t *testing.T) {
+			m := &Macro{Name: "fetch", Intent: "get", Risk: RiskRead, Handler: func(ctx context.Context, x *Exec, _ json.RawMessage) (any, error) {
+				if tc.kind == "goto" { // refused before a browser is needed
+					return nil, x.Do(ctx, "steps[0]", engine.Step{Action: vocab.ActGoto, URL: u})
+				}
+				_, err := x.HTTP(ctx, "steps[0]", HTTPRequest{URL: u})
+				return nil, err
+			}}
+			reg, err := NewRegistry(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sink := &memSink{}
+			ctx := audit.With(context.Background(), sink)
+			out := (&Dispatcher{Registry: reg, Sites: policy}).Dispatch(ctx, Call{ID: "1", Name: "fetch"})
+			if out.OK || out.Error.Code != CodeSiteNotAllowed || !strings.Contains(out.Error.Message, "is a blocked site") {
+				t.Fatalf("outcome %+v, want site_not_allowed (blocked)", out.Error)
+			}
+			if hits.Load() != 0 {
+				t.Errorf("%d requests reached the blocked origin", hits.Load())
+			}
+			if k := sink.kinds(); len(k) != 1 || k[0] != audit.SiteBlocked {
+				t.Fatalf("audit events %v, want one site_blocked", k)
+			}
+			if e := sink.events[0]; e.Macro != "fetch" || !strings.HasPrefix(e.Target, blocked.URL) {
+				t.Errorf("audit event %+v", e)
 			}
 		})
 	}

@@ -149,7 +149,7 @@ func (x *Exec) DoIn(ctx context.Context, path string, ts TabStep, step engine.St
 	if step.Action == vocab.ActGoto {
 		x.urlSecrets(step.URL)
 		if err := sites.Check(step.URL); err != nil {
-			return x.siteFail(rec, err)
+			return x.siteFail(ctx, rec, err)
 		}
 	}
 	p, err := x.tabPage(ctx, in)
@@ -229,14 +229,14 @@ func (x *Exec) DoIn(ctx context.Context, path string, ts TabStep, step engine.St
 		rec.Detail["opened"] = map[string]any{"tab": ts.Opens, "url": x.redact(u)}
 		if err := sites.Check(u); err != nil {
 			rec.Duration = time.Since(start)
-			return x.siteFail(rec, err)
+			return x.siteFail(ctx, rec, err)
 		}
 	}
 	if sites != nil && rec.Detail["tab_closed"] == nil {
 		if u, uerr := p.URL(ctx); uerr == nil {
 			if err := sites.Check(u); err != nil {
 				rec.Duration = time.Since(start)
-				return x.siteFail(rec, err)
+				return x.siteFail(ctx, rec, err)
 			}
 		}
 	}

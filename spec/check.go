@@ -96,6 +96,7 @@ func (c *checker) check() {
 	c.collectTabs(s.Steps)
 	root := &scope{names: map[string]*Var{}}
 	c.steps(s.Steps, root)
+	c.consequential()
 	if s.Returns != nil && s.Result != nil {
 		c.returns(s.Returns, s.Result.Type, root)
 	}

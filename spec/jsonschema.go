@@ -204,6 +204,7 @@ func buildJSONSchema() jobj {
 	steps["timeout"] = timeout
 	steps["retry"] = jobj{"type": "integer", "minimum": 0, "maximum": MaxRetry}
 	steps["tab"] = tab
+	steps["acknowledge"] = jobj{"type": "string", "minLength": 1, "description": "why a consequential action (Delete, Send, Pay...) belongs in a macro not marked dangerous"}
 	step := closed(steps)
 	step["oneOf"] = exactlyOne(stepKindNames()...)
 

@@ -3,19 +3,17 @@ package spec
 import (
 	"fmt"
 	"reflect"
-	"regexp"
 	"sort"
 	"strings"
 )
 
 // Lint rule names, stable for suppression and tooling.
 const (
-	LintIntent          = "intent"           // missing, or the same as another macro's
-	LintExamples        = "examples"         // no example of what a user might say
-	LintTests           = "tests"            // no tests
-	LintDangerousClick  = "dangerous-action" // a submit/pay/delete-looking action in a macro not marked dangerous
-	LintUnusedParam     = "unused-param"     // a parameter no step, condition or return reads
-	LintUnreachableStep = "unreachable"      // a branch whose condition is a constant
+	LintIntent          = "intent"       // missing, or the same as another macro's
+	LintExamples        = "examples"     // no example of what a user might say
+	LintTests           = "tests"        // no tests
+	LintUnusedParam     = "unused-param" // a parameter no step, condition or return reads
+	LintUnreachableStep = "unreachable"  // a branch whose condition is a constant
 )
 
 // Finding is one lint finding, printed like a diagnostic.
@@ -26,10 +24,6 @@ type Finding struct {
 
 // String renders "file:line:col: path: message [rule]".
 func (f Finding) String() string { return f.Diagnostic.String() + " [" + f.Rule + "]" }
-
-// dangerousName matches the accessible names of controls that usually do
-// something irreversible.
-var dangerousName = regexp.MustCompile(`(?i)\b(delete|remove|destroy|erase|wipe|purge|drop|pay|purchase|buy|checkout|place order|transfer|send money|refund|cancel (subscription|account|order)|deactivate|terminate|revoke)\b`)
 
 // Lint checks a validated set for problems that are legal but likely
 // mistakes. Findings are sorted by position.
@@ -54,17 +48,9 @@ func Lint(set *Set) []Finding {
 		if len(s.Tests) == 0 {
 			add(s, s.Pos, "tests", LintTests, "no tests: add one so `macrokit test` can check the macro against the site")
 		}
-		if s.Risk != RiskDangerous {
-			walkSteps(s.Steps, func(st *Step) {
-				if st.Kind != StepClick && st.Kind != StepPress {
-					return
-				}
-				if name := targetText(st.Target); name != "" && dangerousName.MatchString(name) {
-					add(s, st.Pos, st.Path+"."+string(st.Kind), LintDangerousClick,
-						"%s on %q looks irreversible but the macro's risk is %s: mark it `risk: dangerous` so it needs approval", st.Kind, name, s.Risk)
-				}
-			})
-		}
+		// A consequential click or Enter in a macro not marked dangerous is
+		// no longer a lint finding but a check error (spec/consequential.go,
+		// over the shared vocabulary).
 		used := map[string]bool{}
 		collectRefs(reflect.ValueOf(s.Steps), used)
 		collectRefs(reflect.ValueOf(s.Returns), used)
@@ -117,18 +103,6 @@ func isConst(v *Value) bool {
 		}
 	}
 	return true
-}
-
-func targetText(t *Target) string {
-	if t == nil {
-		return ""
-	}
-	for _, tp := range []*Template{t.Name, t.Text, t.Label} {
-		if tp != nil {
-			return tp.Literal()
-		}
-	}
-	return ""
 }
 
 // walkSteps visits every step, nested ones included, in source order.

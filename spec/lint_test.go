@@ -23,6 +23,7 @@ steps:
       cond: {that: "yes", equals: "yes"}
       then:
         - click: {role: button, name: Delete user}
+          acknowledge: a fixture of lint findings; deleting is incidental
 `)},
 		{Path: "macros.d/b.yaml", Data: []byte(`macrokit: 1
 name: drop_user
@@ -56,7 +57,6 @@ tests:
 		"macros.d/a.yaml:1:1: tests: no tests: add one so `macrokit test` can check the macro against the site [tests]",
 		`macros.d/a.yaml:10:5: params.properties.reason: parameter "reason" is never used [unused-param]`,
 		"macros.d/a.yaml:13:5: steps[1].if.cond: the condition compares two constants: one branch can never run [unreachable]",
-		`macros.d/a.yaml:16:11: steps[1].if.then[0].click: click on "Delete user" looks irreversible but the macro's risk is act: mark it ` + "`risk: dangerous`" + ` so it needs approval [dangerous-action]`,
 		"macros.d/b.yaml:1:1: intent: same intent as delete_user (macros.d/a.yaml): a model cannot tell them apart [intent]",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -275,6 +275,11 @@ type Step struct {
 	// Retry is how many extra attempts the step may make (0..MaxRetry; an
 	// explicit 0 means none), or nil for the runtime's default.
 	Retry *int
+	// Acknowledge is the author's reason a consequential action (a click
+	// on "Delete", Enter on "Send") belongs in a macro not marked
+	// dangerous; "" when not given. AcknowledgePos is where it is.
+	Acknowledge    string
+	AcknowledgePos Pos
 }
 
 // Target says which element a step acts on. Exactly one locator (Role,

@@ -11,7 +11,7 @@ import (
 )
 
 // commonStepKeys may appear on any step.
-var commonStepKeys = []string{"expect", "timeout", "retry", "tab"}
+var commonStepKeys = []string{"expect", "timeout", "retry", "tab", "acknowledge"}
 
 // stepKeys are the keys of each step kind's mapping form.
 var stepKeys = map[StepKind][]string{
@@ -115,6 +115,14 @@ func (p *parser) step(n *yaml.Node, path string) *Step {
 				p.errf(rn, m.sub("retry"), "retry must be between 0 and %d, got %d", MaxRetry, r)
 			}
 			s.Retry = &r
+		}
+	}
+	if an := m.get("acknowledge"); an != nil {
+		if why, ok := p.text(an, m.sub("acknowledge")); ok {
+			s.Acknowledge, s.AcknowledgePos = strings.TrimSpace(why), p.pos(an)
+			if s.Acknowledge == "" {
+				p.errf(an, m.sub("acknowledge"), "acknowledge needs a reason: why this consequential action belongs in a macro not marked dangerous")
+			}
 		}
 	}
 	return s

@@ -12,6 +12,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/approval"
 	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/refdata"
 	"github.com/urfave/cli/v2"
@@ -205,27 +206,61 @@ func (l *LazyBrowser) Close() {
 	}
 }
 
-// Approver returns the approval policy for dangerous macros: --yes
-// approves, a terminal on stdin asks, anything else refuses.
-func Approver(yes bool, stdin io.Reader, stderr io.Writer) runtime.Approver {
+// Approver returns the approval policy for dangerous macros and explore
+// mode's consequential raw actions. The deployment's remembered decisions
+// (mem, may be nil) come first: never refuses and always approves, without
+// asking. Then --yes approves, a terminal on stdin asks (and offers to
+// remember always or never), and anything else refuses: approval_required.
+func Approver(yes bool, stdin io.Reader, stderr io.Writer, mem *approval.Memory) runtime.Approver {
 	if yes {
-		return yesApprover()
+		return mem.Gate(yesApprover())
 	}
 	f, ok := stdin.(*os.File)
-	if !ok {
-		return nil
+	if !ok || !isTerminal(f) {
+		if mem == nil {
+			return nil
+		}
+		return mem.Gate(nil)
 	}
-	st, err := f.Stat()
-	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		return nil
-	}
+	return mem.Gate(terminalApprover(bufio.NewReader(f), stderr, mem))
+}
+
+// terminalApprover asks on a terminal's line reader, audited as the
+// terminal's (the local user's): y approves once; with a memory, always
+// approves and remembers and never refuses and remembers; anything else
+// refuses.
+func terminalApprover(in *bufio.Reader, stderr io.Writer, mem *approval.Memory) runtime.Approver {
 	return runtime.AuditedApprover(func(ctx context.Context, req runtime.ApprovalRequest) (bool, error) {
-		fmt.Fprintf(stderr, "%s\nRun it? [y/N] ", approvalPrompt(req))
-		line, err := bufio.NewReader(f).ReadString('\n')
+		fmt.Fprintln(stderr, approvalPrompt(req))
+		if mem != nil {
+			fmt.Fprint(stderr, "Run it? [y/N, always, never] ")
+		} else {
+			fmt.Fprint(stderr, "Run it? [y/N] ")
+		}
+		line, err := in.ReadString('\n')
 		if err != nil && line == "" {
 			return false, err
 		}
-		ans := strings.ToLower(strings.TrimSpace(line))
-		return ans == "y" || ans == "yes", nil
+		ok, remember := parseAnswer(line)
+		if mem != nil && remember != approval.Ask {
+			if err := mem.Set(req.Macro, remember, "terminal"); err != nil {
+				return false, err // asked to remember: not silently dropped
+			}
+		}
+		return ok, nil
 	}, audit.ChannelTerminal, localUser())
+}
+
+// parseAnswer reads a prompt's answer: whether it approves, and what to
+// remember (Ask: nothing).
+func parseAnswer(line string) (bool, approval.Decision) {
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true, approval.Ask
+	case "a", "always":
+		return true, approval.Always
+	case "never":
+		return false, approval.Never
+	}
+	return false, approval.Ask
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
-	"github.com/macrokit/macrokit-go/runtime/audit"
+	"github.com/macrokit/macrokit-go/runtime/approval"
 	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/macrokit/macrokit-go/runtime/route/catalog"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
@@ -132,7 +132,11 @@ type AskOptions struct {
 
 // runAsk routes one request and prints the turn.
 func runAsk(ctx context.Context, env *Env, opts AskOptions) error {
-	s, err := newSession(env.Config, "ask", opts.Router, Approver(opts.Router.Yes, env.Stdin, env.Stderr))
+	mem, err := callApprovals(env.Config)
+	if err != nil {
+		return err
+	}
+	s, err := newSession(env.Config, "ask", opts.Router, Approver(opts.Router.Yes, env.Stdin, env.Stderr, mem))
 	if err != nil {
 		return err
 	}
@@ -370,7 +374,11 @@ func ChatCommand(cfg *Config) *cli.Command {
 func runChat(ctx context.Context, env *Env, opts RouterOptions) error {
 	in := bufio.NewReader(env.Stdin)
 	tty := isTerminal(env.Stdin)
-	approver := lineApprover(opts.Yes, tty, in, env.Stderr)
+	mem, err := callApprovals(env.Config)
+	if err != nil {
+		return err
+	}
+	approver := lineApprover(opts.Yes, tty, in, env.Stderr, mem)
 	s, err := newSession(env.Config, "chat", opts, approver)
 	if err != nil {
 		return err
@@ -426,30 +434,25 @@ func isTerminal(r io.Reader) bool {
 }
 
 // lineApprover asks on the chat's own line reader, so an approval answer
-// is never mistaken for the next request (and vice versa).
-func lineApprover(yes, tty bool, in *bufio.Reader, stderr io.Writer) runtime.Approver {
+// is never mistaken for the next request (and vice versa); the
+// remembered decisions (mem) come first, as for Approver.
+func lineApprover(yes, tty bool, in *bufio.Reader, stderr io.Writer, mem *approval.Memory) runtime.Approver {
 	if yes {
-		return yesApprover()
+		return mem.Gate(yesApprover())
 	}
 	if !tty {
-		return nil
-	}
-	return runtime.AuditedApprover(func(ctx context.Context, req runtime.ApprovalRequest) (bool, error) {
-		fmt.Fprintln(stderr, approvalPrompt(req))
-		fmt.Fprint(stderr, "Run it? [y/N] ")
-		line, err := in.ReadString('\n')
-		if err != nil && line == "" {
-			return false, err
+		if mem == nil {
+			return nil
 		}
-		ans := strings.ToLower(strings.TrimSpace(line))
-		return ans == "y" || ans == "yes", nil
-	}, audit.ChannelTerminal, localUser())
+		return mem.Gate(nil)
+	}
+	return mem.Gate(terminalApprover(in, stderr, mem))
 }
 
 func approvalPrompt(req runtime.ApprovalRequest) string {
 	why := "is marked dangerous"
 	if req.Reason != "" {
-		why = "was " + req.Reason
+		why = "needs an approval: " + req.Reason
 	}
 	return fmt.Sprintf("%s %s: %s\n  arguments: %s", req.Macro, why, req.Intent, req.Args)
 }

@@ -27,6 +27,7 @@ var commandTable = []entry{
 	{build: ServeCommand},
 	{build: GateCommand},
 	{build: RefdataCommand},
+	{build: ApprovalsCommand},
 	{build: evalCommand, authoring: true},
 	{build: demoCommand, authoring: true},
 	{build: VersionCommand},

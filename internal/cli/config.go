@@ -56,7 +56,8 @@ type FileConfig struct {
 	Model        ModelSettings    `yaml:"model"`
 	Browser      BrowserSettings  `yaml:"browser"`
 	AllowedSites []string         `yaml:"allowed_sites"`
-	SessionDir   *string          `yaml:"session_dir"` // "" disables session logs
+	BlockedSites []string         `yaml:"blocked_sites"` // win over allowed_sites
+	SessionDir   *string          `yaml:"session_dir"`   // "" disables session logs
 	Approval     ApprovalSettings `yaml:"approval"`
 	Refdata      RefdataSettings  `yaml:"refdata"`
 	Serve        ServeSettings    `yaml:"serve"`
@@ -106,7 +107,7 @@ type ApprovalSettings struct {
 // configKeys is the shape of macrokit.yaml: each mapping's keys, by the
 // dotted path of the mapping ("" is the top level).
 var configKeys = map[string][]string{
-	"":         {"model", "browser", "allowed_sites", "session_dir", "approval", "refdata", "serve", "audit"},
+	"":         {"model", "browser", "allowed_sites", "blocked_sites", "session_dir", "approval", "refdata", "serve", "audit"},
 	"model":    {"base_url", "name", "api_key_env", "fallback"},
 	"browser":  {"bin", "cdp_url"},
 	"approval": {"policy"},
@@ -228,6 +229,9 @@ func ParseConfig(file string, data []byte) (*FileConfig, error) {
 	}
 	if _, err := runtime.NewSitePolicy(fc.AllowedSites); err != nil {
 		add(at("allowed_sites"), "allowed_sites", "%v", err)
+	}
+	if _, err := runtime.NewSites(nil, fc.BlockedSites); err != nil {
+		add(at("blocked_sites"), "blocked_sites", "%v", err)
 	}
 	if v := fc.Serve.TokenEnv; v != "" && !envNameRE.MatchString(v) {
 		// Not echoed: what was written there may be the token itself.
@@ -368,6 +372,7 @@ type Settings struct {
 	BrowserBin   string         `json:"browser_bin,omitempty"`
 	CDPURL       string         `json:"cdp_url,omitempty"`
 	AllowedSites []string       `json:"allowed_sites,omitempty"`
+	BlockedSites []string       `json:"blocked_sites,omitempty"`
 	SessionDir   string         `json:"session_dir"` // "" disables logs
 	AuditFile    string         `json:"audit_file"`  // "" disables the audit log
 	Approval     ApprovalPolicy `json:"approval"`
@@ -383,7 +388,7 @@ type Settings struct {
 	ServeTokenEnv string `json:"serve_token_env,omitempty"`
 	TLSCert       string `json:"tls_cert,omitempty"`
 	TLSKey        string `json:"tls_key,omitempty"`
-	// Sites is AllowedSites parsed (nil: no restriction).
+	// Sites is AllowedSites and BlockedSites parsed (nil: no restriction).
 	Sites *runtime.SitePolicy `json:"-"`
 }
 
@@ -434,7 +439,7 @@ func ResolveSettings(fc *FileConfig, file string, getenv func(string) string) (*
 	if v := getenv(EnvSessionDir); v != "" {
 		s.SessionDir = v
 	}
-	s.AllowedSites = fc.AllowedSites
+	s.AllowedSites, s.BlockedSites = fc.AllowedSites, fc.BlockedSites
 	if v := getenv(EnvAllowedSites); v != "" {
 		s.AllowedSites = nil
 		for _, p := range strings.Split(v, ",") {
@@ -454,7 +459,7 @@ func ResolveSettings(fc *FileConfig, file string, getenv func(string) string) (*
 		}
 	}
 	var err error
-	if s.Sites, err = runtime.NewSitePolicy(s.AllowedSites); err != nil {
+	if s.Sites, err = runtime.NewSites(s.AllowedSites, s.BlockedSites); err != nil {
 		return nil, err
 	}
 	return s, nil

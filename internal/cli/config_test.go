@@ -27,6 +27,7 @@ func TestParseConfig(t *testing.T) {
 		{name: "full", yaml: `model: {base_url: "http://localhost:11434/v1", name: qwen2.5:7b-instruct, api_key_env: ACME_KEY, fallback: qwen2.5:14b}
 browser: {bin: /usr/bin/chromium, cdp_url: "ws://127.0.0.1:9222/devtools/browser/x"}
 allowed_sites: ["https://crm.example.com", "https://*.corp.example"]
+blocked_sites: ["https://admin.corp.example"]
 session_dir: /var/log/acme
 approval: {policy: deny}
 refdata: {trust: [keys/ops.pub, /etc/acme/data.pub], cache: /var/cache/acme/refdata.db}
@@ -40,6 +41,8 @@ serve: {token_env: ACME_TOKEN, tls_cert: tls/cert.pem, tls_key: tls/key.pem}
 		{name: "wrong type", yaml: "allowed_sites: https://example.com\n", errs: []string{"cannot unmarshal !!str"}},
 		{name: "bad policy", yaml: "approval: {policy: aks}\n", errs: []string{`macrokit.yaml:1:20: approval.policy: "aks" is not a policy: ask, deny or yes (did you mean "ask"?)`}},
 		{name: "bad site", yaml: "allowed_sites: [example.com]\n", errs: []string{`allowed_sites: allowed site "example.com": the scheme must be http or https`}},
+		{name: "bad blocked site", yaml: "blocked_sites: [\"https://evil.example/admin\"]\n", errs: []string{`macrokit.yaml:1:16: blocked_sites: blocked site "https://evil.example/admin": an origin has no path`}},
+		{name: "blocked sites not a list", yaml: "blocked_sites: https://evil.example\n", errs: []string{"cannot unmarshal !!str"}},
 		{name: "bad cdp url", yaml: "browser: {cdp_url: \"localhost:9222\"}\n", errs: []string{"browser.cdp_url:"}},
 		{name: "unknown refdata key", yaml: "refdata: {trsut: [k.pub]}\n", errs: []string{`refdata.trsut: unknown key (did you mean "trust"?)`}},
 		{name: "refdata trust not a list", yaml: "refdata: {trust: k.pub}\n", errs: []string{"cannot unmarshal !!str"}},
@@ -229,4 +232,33 @@ func sortedConfigKeys() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestBlockedSitesSetting: blocked_sites from macrokit.yaml reaches the
+// site policy, and wins over an allowed wildcard that covers it.
+func TestBlockedSitesSetting(t *testing.T) {
+	fc, err := ParseConfig("macrokit.yaml", []byte("allowed_sites: [\"https://*.corp.example\"]\nblocked_sites: [\"https://admin.corp.example\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ResolveSettings(fc, "macrokit.yaml", func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		url, want string // want "": allowed
+	}{
+		{"https://app.corp.example/", ""},
+		{"https://admin.corp.example/users", "is a blocked site (blocked_sites: https://admin.corp.example)"},
+		{"https://elsewhere.example/", "outside the allowed sites"},
+	}
+	for _, tc := range cases {
+		err := s.Sites.Check(tc.url)
+		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("Check(%s) = %v, want %q", tc.url, err, tc.want)
+		}
+	}
+	if fmt.Sprint(s.BlockedSites) != "[https://admin.corp.example]" {
+		t.Errorf("BlockedSites %v", s.BlockedSites)
+	}
 }

@@ -65,7 +65,7 @@ func TestDistillEndToEnd(t *testing.T) {
 			return llmtest.Reply{Text: "Added " + p.name + "."}
 		}))
 		request := fmt.Sprintf("add %s (%s) as a %s customer", p.name, p.email, p.tier)
-		code, stdout, stderr := runCLIIn(t, env, "", "ask", "--explore", "--explore-url", url, "--model", "strong", "--base-url", srv.URL(),
+		code, stdout, stderr := runCLIIn(t, env, "", "ask", "--explore", "--explore-url", url, "--model", "strong", "--base-url", srv.URL(), "--yes", // the user approves the Save
 			"--session-dir", sessions, request)
 		if code != 0 {
 			t.Fatalf("explore session for %s: exit %d\n%s\n%s", p.name, code, stdout, stderr)

@@ -71,10 +71,14 @@ func runRun(ctx context.Context, env *Env, opts RunOptions) error {
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
+	mem, err := callApprovals(cfg)
+	if err != nil {
+		return err
+	}
 	lb := NewLazyBrowser(opts.Browser)
 	defer lb.Close()
 	d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: lb.Pages, Getenv: cfg.getenv, Primitives: cfg.Primitives,
-		Approver: Approver(opts.Yes, env.Stdin, env.Stderr), Timeout: opts.Timeout, Sites: cfg.SitePolicy()}
+		Approver: Approver(opts.Yes, env.Stdin, env.Stderr, mem), Timeout: opts.Timeout, Sites: cfg.SitePolicy()}
 	var rec *fixture.Recorder
 	if opts.Record != "" {
 		dir, err := recordDir(opts.Record)

@@ -125,7 +125,11 @@ func runServe(ctx context.Context, env *Env, opts ServeOptions) error {
 	if opts.Yes {
 		policy = serve.ApprovalAlways
 	}
-	so := serve.Options{
+	mem, err := callApprovals(cfg)
+	if err != nil {
+		return err
+	}
+	so := serve.Options{Approvals: mem,
 		Name: cfg.Name, Version: cfg.Version, Registry: cfg.Registry, Primitives: cfg.Primitives, Getenv: cfg.getenv,
 		Browser:     launcher(opts.Browser),
 		Concurrency: opts.Concurrency, CallTimeout: opts.CallTimeout,

@@ -252,6 +252,11 @@ func (s *Session) pageCall(ctx context.Context, x *runtime.Exec, p *engine.Page,
 	case Press:
 		step.Action, step.Key = vocab.ActPress, a.Key
 	}
+	if why := s.consequential(ctx, p, name, a); why != "" {
+		if err := s.approve(ctx, x, name, a, why); err != nil {
+			return nil, err
+		}
+	}
 	before := readState(ctx, p)
 	mark := p.RequestMark()
 	sr, err := p.Do(ctx, step)

@@ -27,6 +27,9 @@ type Session struct {
 	client  *http.Client
 	sites   *runtime.SitePolicy
 	baseURL string
+	// approver answers for consequential raw actions (base's Approver;
+	// nil: they are refused with approval_required).
+	approver runtime.Approver
 
 	mu      sync.Mutex
 	page    *engine.Page
@@ -36,14 +39,16 @@ type Session struct {
 
 // NewSession returns a session whose tools are dispatched like base's
 // macros (its HTTP client, site policy, environment) and logged to log,
-// on one page opened from base's Pages on first use. Paths (page_goto
+// on one page opened from base's Pages on first use. A consequential
+// click or Enter (a submit, pay, delete... or a form submission) needs
+// base's Approver. Paths (page_goto
 // /customers) resolve against baseURL while no http(s) page is open. base
 // may be nil: then only http_request runs.
 func NewSession(base *runtime.Dispatcher, log *sessionlog.Writer, baseURL string) *Session {
 	s := &Session{baseURL: baseURL}
 	s.d = &runtime.Dispatcher{Registry: registry, Log: log, Pages: s.pages, Timeout: DefaultTimeout}
 	if base != nil {
-		s.src, s.client, s.sites = base.Pages, base.HTTPClient, base.Sites
+		s.src, s.client, s.sites, s.approver = base.Pages, base.HTTPClient, base.Sites, base.Approver
 		s.d.HTTPClient, s.d.Sites, s.d.Getenv = base.HTTPClient, base.Sites, base.Getenv
 	}
 	return s

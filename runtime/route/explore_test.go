@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -71,8 +72,78 @@ func exploreRouter(t *testing.T, m llm.Model, pages runtime.PageSource, site str
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { log.Close() })
+	// The user approves the consequential clicks (Save, Sign in) these
+	// workflows make; TestExploreSaveNeedsApproval covers the refusal.
 	return &Router{Registry: reg, Model: m, Explore: ExploreOptions{Enabled: true, URL: site},
-		Dispatcher: &runtime.Dispatcher{Registry: reg, Log: log, Pages: pages}}, log
+		Dispatcher: &runtime.Dispatcher{Registry: reg, Log: log, Pages: pages, Approver: runtime.AlwaysApprove}}, log
+}
+
+// TestExploreSaveNeedsApproval: an explore turn whose model clicks the
+// demo's Save (a form's submit button, handled by script) creates nothing
+// without an approval — the model is told approval_required — and creates
+// exactly one customer once the user approves (real Chromium, the demo
+// site's POSTs counted).
+func TestExploreSaveNeedsApproval(t *testing.T) {
+	b := launch(t)
+	site := demosite.New(demosite.Options{}).Handler()
+	var creates atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == "/api/customers" {
+			creates.Add(1)
+		}
+		site.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	cases := []struct {
+		name     string
+		approver runtime.Approver
+		creates  int32
+		code     string // the Save call's error code, "" when it ran
+	}{
+		{"no approver", nil, 0, "approval_required"},
+		{"declined", func(context.Context, runtime.ApprovalRequest) (bool, error) { return false, nil }, 0, "approval_denied"},
+		{"approved", func(_ context.Context, req runtime.ApprovalRequest) (bool, error) {
+			return req.Macro == explore.Click && strings.Contains(req.Reason, `"Save" submits a form`), nil
+		}, 1, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			creates.Store(0)
+			m := &playModel{steps: []*llm.Response{
+				call(explore.Goto, `{"url":"/customers"}`),
+				call(explore.Click, `{"target":{"role":"button","name":"New customer"}}`),
+				call(explore.Fill, `{"target":{"label":"Name"},"value":"Ada Lovelace"}`),
+				call(explore.Fill, `{"target":{"label":"Email"},"value":"ada@example.com"}`),
+				call(explore.Click, `{"target":{"role":"button","name":"Save"}}`),
+				{Text: "Done."},
+			}}
+			r, _ := exploreRouter(t, m, runtime.ContextPages(b), srv.URL)
+			r.Dispatcher.Approver = tc.approver
+			conv := r.NewConversation()
+			defer conv.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			res, err := conv.Turn(ctx, "add Ada Lovelace (ada@example.com)")
+			if err != nil || len(res.Calls) != 5 {
+				t.Fatalf("%v: %d calls, reply %q", err, len(res.Calls), res.Reply)
+			}
+			save := res.Calls[4]
+			if got := ""; save.Error != nil {
+				got = string(save.Error.Code)
+				if got != tc.code {
+					t.Errorf("Save: %s (%s), want %q", got, save.Error.Message, tc.code)
+				}
+			} else if tc.code != "" {
+				t.Errorf("Save ran, want %s", tc.code)
+			}
+			if tc.code != "" && !strings.Contains(m.lastTool(), tc.code) {
+				t.Errorf("the model was not told %s: %s", tc.code, m.lastTool())
+			}
+			if n := creates.Load(); n != tc.creates {
+				t.Errorf("the site saw %d creates, want %d", n, tc.creates)
+			}
+		})
+	}
 }
 
 // rawRequest is one request a raw tool_result lists (docs/explore.md).

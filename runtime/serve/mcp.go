@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/approval"
 	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/redact"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
@@ -206,7 +207,7 @@ func (s *Server) toolHandler(m *runtime.Macro) mcp.ToolHandler {
 		args := p.Arguments
 		approver := s.httpApprover()
 		refusal := ""
-		if m.Risk == runtime.RiskDangerous && s.opts.Approval == ApprovalAsk {
+		if m.Risk == runtime.RiskDangerous && s.opts.Approval == ApprovalAsk && s.opts.Approvals.Get(m.Name) == approval.Ask {
 			switch {
 			case !canElicit(req.Session):
 				refusal = fmt.Sprintf("%s is marked dangerous and needs a human approval, but this MCP client does not support elicitation, so the server cannot ask: refused, nothing ran. Use a client that supports elicitation, or start the server with --yes to approve dangerous macros.", m.Name)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/approval"
 	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/refdata"
 	"github.com/macrokit/macrokit-go/runtime/route"
@@ -90,6 +91,10 @@ type Options struct {
 	CallTimeout time.Duration
 	// Approval is the policy for dangerous macros.
 	Approval Approval
+	// Approvals are the deployment's remembered per-tool decisions (nil:
+	// none), consulted before the policy: never refuses and always
+	// approves without asking (not under ApprovalDeny).
+	Approvals *approval.Memory
 	// Sites restricts the origins page and http steps may reach (nil: the
 	// policy on the call's context, if any; see runtime.Dispatcher.Sites).
 	Sites *runtime.SitePolicy
@@ -218,11 +223,17 @@ func (s *Server) dispatcher(approver runtime.Approver) *runtime.Dispatcher {
 	return &d
 }
 
-// httpApprover is the approver where nobody can be asked: only --yes
-// approves (recorded as the operator's, who started the server so).
+// httpApprover is the approver where nobody can be asked: a remembered
+// decision, else only --yes approves (recorded as the operator's, who
+// started the server so).
 func (s *Server) httpApprover() runtime.Approver {
-	if s.opts.Approval == ApprovalAlways {
-		return runtime.AuditedApprover(runtime.AlwaysApprove, audit.ChannelYes, "operator")
+	switch {
+	case s.opts.Approval == ApprovalDeny:
+		return nil
+	case s.opts.Approval == ApprovalAlways:
+		return s.opts.Approvals.Gate(runtime.AuditedApprover(runtime.AlwaysApprove, audit.ChannelYes, "operator"))
+	case s.opts.Approvals != nil:
+		return s.opts.Approvals.Gate(nil)
 	}
 	return nil
 }
