@@ -115,7 +115,9 @@ func itoa(i int) string { return string(rune('0' + i)) }
 // TestVerdictOf judges step evidence without a browser: http methods,
 // status checks, asserts, nested calls and checks that could not run.
 func TestVerdictOf(t *testing.T) {
-	passed := func(kind string) engine.CheckResult { return engine.CheckResult{Kind: engine.CondKind(kind), Status: engine.Passed} }
+	passed := func(kind string) engine.CheckResult {
+		return engine.CheckResult{Kind: engine.CondKind(kind), Status: engine.Passed}
+	}
 	httpStep := func(path, method string) StepRecord {
 		return StepRecord{Path: path, Kind: "http", Status: "passed", Detail: map[string]any{"method": method}, Checks: []engine.CheckResult{passed("expect_status")}}
 	}
