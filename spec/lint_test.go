@@ -23,6 +23,7 @@ steps:
       cond: {that: "yes", equals: "yes"}
       then:
         - click: {role: button, name: Delete user}
+          expect: [{text_absent: "{{ email }}"}]
 `)},
 		{Path: "macros.d/b.yaml", Data: []byte(`macrokit: 1
 name: drop_user
@@ -38,6 +39,7 @@ examples:
 steps:
   - goto: "https://example.com/users?q={{ email }}"
   - click: {role: button, name: Delete user}
+    expect: [{text_absent: "{{ email }}"}]
 tests:
   - name: removes
     args: {email: bob@example.com}

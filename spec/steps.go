@@ -11,7 +11,7 @@ import (
 )
 
 // commonStepKeys may appear on any step.
-var commonStepKeys = []string{"expect", "timeout", "retry", "tab"}
+var commonStepKeys = []string{"expect", "timeout", "retry", "tab", "unverified"}
 
 // stepKeys are the keys of each step kind's mapping form.
 var stepKeys = map[StepKind][]string{
@@ -115,6 +115,9 @@ func (p *parser) step(n *yaml.Node, path string) *Step {
 			}
 			s.Retry = &r
 		}
+	}
+	if un := m.get("unverified"); un != nil {
+		s.Unverified, s.UnverifiedPos = p.reason(un, m.sub("unverified"))
 	}
 	return s
 }
