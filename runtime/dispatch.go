@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/redact"
 	"github.com/macrokit/macrokit-go/runtime/refdata"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
@@ -184,17 +185,28 @@ func (r *callRun) finish(cerr *CallError) *Outcome {
 func (d *Dispatcher) run(ctx context.Context, r *callRun, valid ValidArgs) *Outcome {
 	m, args := valid.macro, valid.args
 	if m.Risk == RiskDangerous {
+		req := ApprovalRequest{Macro: m.Name, Intent: m.Intent, Args: redactRaw(args, r.secrets)}
 		if d.Approver == nil {
+			_ = audit.Record(ctx, audit.Event{Kind: audit.ApprovalDenied, Session: d.sessionID(), Macro: m.Name, Target: string(req.Args),
+				Reason: "nobody can approve: no terminal to ask and no --yes"})
 			return r.finish(&CallError{Code: CodeApprovalRequired, Message: fmt.Sprintf("%s is marked dangerous and needs an approval (interactive confirmation or --yes); it did not run", m.Name)})
 		}
-		okd, err := d.Approver(ctx, ApprovalRequest{Macro: m.Name, Intent: m.Intent, Args: redactRaw(args, r.secrets)})
-		d.logRecord(sessionlog.Record{Type: sessionlog.RecSystem, Turn: r.turn, CallID: r.out.CallID, Event: "approval", Data: map[string]any{"macro": m.Name, "approved": okd && err == nil}})
-		if err != nil || !okd {
+		a, err := Approve(ctx, d.Approver, req, d.sessionID())
+		d.logRecord(sessionlog.Record{Type: sessionlog.RecSystem, Turn: r.turn, CallID: r.out.CallID, Event: "approval", Data: map[string]any{"macro": m.Name, "approved": a.OK}})
+		if auditFailed(err) {
+			return r.finish(&CallError{Code: CodeAuditFailed, Message: err.Error() + "; nothing ran", Err: err})
+		}
+		if !a.OK {
 			msg := "the approval was declined; nothing ran"
 			if err != nil {
 				msg = "approval failed: " + err.Error() + "; nothing ran"
 			}
 			return r.finish(&CallError{Code: CodeApprovalDenied, Message: msg, Err: err})
+		}
+		// The run itself is on the record before anything happens, or it
+		// does not happen.
+		if err := audit.Record(ctx, audit.Event{Kind: audit.DangerousRun, Session: d.sessionID(), Macro: m.Name, Channel: a.Channel, Who: a.Who, Target: string(req.Args)}); err != nil {
+			return r.finish(&CallError{Code: CodeAuditFailed, Message: "the audit log could not record the dangerous run: " + err.Error() + "; nothing ran", Err: err})
 		}
 	}
 	if d.Timeout > 0 {
@@ -204,6 +216,7 @@ func (d *Dispatcher) run(ctx context.Context, r *callRun, valid ValidArgs) *Outc
 	}
 	x := d.newExec(m, r.secrets)
 	defer x.close()
+	x.audit = audit.From(ctx)
 	r.x = x
 	res, err := m.Handler(ctx, x, args)
 	r.out.Steps = x.Steps()
@@ -216,6 +229,14 @@ func (d *Dispatcher) run(ctx context.Context, r *callRun, valid ValidArgs) *Outc
 	}
 	r.out.OK, r.out.Result = true, b
 	return r.finish(nil)
+}
+
+// sessionID is the session log's id for audit events ("" without a log).
+func (d *Dispatcher) sessionID() string {
+	if d.Log == nil {
+		return ""
+	}
+	return d.Log.ID()
 }
 
 func (d *Dispatcher) logRecord(r sessionlog.Record) {

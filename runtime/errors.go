@@ -24,6 +24,10 @@ const (
 	// CodeSiteNotAllowed: a page or http step would leave the deployment's
 	// allowed sites (SitePolicy); nothing was sent there.
 	CodeSiteNotAllowed ErrorCode = "site_not_allowed"
+	// CodeAuditFailed: the audit log could not record an approval, a
+	// dangerous run or a secret read, so nothing ran (a consequential
+	// action never happens unaudited).
+	CodeAuditFailed ErrorCode = "audit_failed"
 )
 
 // ArgError is one schema violation, located by a JSON pointer into the

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
@@ -79,6 +80,10 @@ type Exec struct {
 	steps   []StepRecord
 	data    map[string]any
 	parent  *Exec
+	// audit is the audit log of the call's context (root only): Exec's
+	// methods have no context, and their events go there.
+	audit       audit.Sink
+	secretReads map[string]bool // the secret variables already recorded (root only)
 }
 
 func (d *Dispatcher) newExec(m *Macro, secrets []string) *Exec {
@@ -156,12 +161,83 @@ func (x *Exec) annotations() map[string]any {
 	return x.data
 }
 
-// Env resolves {{ env.NAME }}.
+// Env resolves {{ env.NAME }}. A variable whose name reads as a
+// credential is recorded in the audit log by name (see SecretEnvName);
+// Env cannot fail, so a failed record goes unnoticed here, where
+// RequireEnv fails the call.
 func (x *Exec) Env(name string) string {
-	if x.d.Getenv != nil {
-		return x.d.Getenv(name)
+	v, _ := x.lookupEnv(name)
+	return v
+}
+
+// lookupEnv reads a deployment variable (Dispatcher.Getenv, else the
+// process environment) and records a secret_read, once per call and name,
+// when the name reads as a credential and the variable is set.
+func (x *Exec) lookupEnv(name string) (string, error) {
+	var v string
+	if x.d != nil && x.d.Getenv != nil {
+		v = x.d.Getenv(name)
+	} else {
+		v = os.Getenv(name)
 	}
-	return os.Getenv(name)
+	if v == "" || !SecretEnvName(name) {
+		return v, nil
+	}
+	root := x.root()
+	root.mu.Lock()
+	seen := root.secretReads[name]
+	if root.secretReads == nil {
+		root.secretReads = map[string]bool{}
+	}
+	root.secretReads[name] = true
+	root.mu.Unlock()
+	if seen {
+		return v, nil
+	}
+	if err := x.auditRecord(audit.Event{Kind: audit.SecretRead, Secret: name, Reason: "{{ env." + name + " }}"}); err != nil {
+		return v, &CallError{Code: CodeAuditFailed, Message: fmt.Sprintf("the audit log could not record the read of %s: %v; nothing ran", name, err), Err: err}
+	}
+	return v, nil
+}
+
+// SecretEnvName reports whether an environment variable's name reads as
+// a credential: one of its _-separated words is TOKEN, SECRET, PASSWORD,
+// PASSWD, PASS, PWD, KEY, APIKEY, CREDENTIAL(S), AUTH, BEARER, COOKIE or
+// PRIVATE, or a word contains TOKEN, SECRET, PASSWORD or APIKEY
+// (GITHUB_TOKEN, API_KEY, DB_PASSWORD, ACCESSTOKEN). Specs do not declare
+// secret variables, so the name is what the runtime can go by.
+func SecretEnvName(name string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToUpper(name), func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+		switch w {
+		case "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PWD", "KEY", "APIKEY", "CREDENTIAL", "CREDENTIALS", "AUTH", "BEARER", "COOKIE", "PRIVATE":
+			return true
+		}
+		for _, s := range []string{"TOKEN", "SECRET", "PASSWORD", "APIKEY"} {
+			if strings.Contains(w, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// auditRecord appends e to the call's audit log (none: nothing to do),
+// naming the session and the dispatched macro unless e does.
+func (x *Exec) auditRecord(e audit.Event) error {
+	root := x.root()
+	if root.audit == nil {
+		return nil
+	}
+	if e.Macro == "" {
+		e.Macro = x.rootMacro()
+	}
+	if e.Session == "" && x.d != nil {
+		e.Session = x.d.sessionID()
+	}
+	if e.Time.IsZero() {
+		e.Time = time.Now().UTC()
+	}
+	return root.audit.Append(context.Background(), e)
 }
 
 // Page returns the call's page, opening it on first use.

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/macrokit/macrokit-go/runtime/audit"
 )
 
 // SitePolicy is the set of origins a deployment's page and http steps may
@@ -214,6 +216,12 @@ func (x *Exec) siteFail(rec StepRecord, err error) error {
 	rec.Diagnosis = string(CodeSiteNotAllowed)
 	rec.Message = x.redact(err.Error())
 	x.record(rec)
+	target := rec.Message
+	if se := (*SiteError)(nil); errors.As(err, &se) {
+		target = x.redact(se.URL)
+	}
+	// The call fails either way; a block the log missed is still refused.
+	_ = x.auditRecord(audit.Event{Kind: audit.SiteBlocked, Target: target, Reason: rec.Path + " (" + rec.Kind + ")"})
 	r := rec
 	return &CallError{Code: CodeSiteNotAllowed, Message: fmt.Sprintf("%s (%s) refused: %s", rec.Path, rec.Kind, rec.Message), Step: &r, Err: err}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -51,11 +50,9 @@ func (o StepOptions) timeout() time.Duration {
 // every {{ env.NAME }} they use up front, so an unset (or empty) variable
 // fails the call before any step runs.
 func (x *Exec) RequireEnv(name string) (string, error) {
-	var v string
-	if x.d != nil && x.d.Getenv != nil {
-		v = x.d.Getenv(name)
-	} else {
-		v, _ = os.LookupEnv(name)
+	v, err := x.lookupEnv(name) // records a secret's read in the audit log
+	if err != nil {
+		return "", err
 	}
 	if v == "" {
 		return "", &CallError{Code: CodeInternal, Message: fmt.Sprintf("environment variable %s is not set: macro %s reads {{ env.%s }}; set it where the runtime runs", name, x.macroName(), name)}

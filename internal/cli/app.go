@@ -12,6 +12,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/refdata"
 	"github.com/urfave/cli/v2"
 )
@@ -105,6 +106,13 @@ func execute(ctx context.Context, cfg *Config, commands []*cli.Command, args []s
 		l := &refdataLookuper{cfg: cfg}
 		defer l.Close()
 		ctx = refdata.NewContext(ctx, l)
+	}
+	if audit.From(ctx) == nil {
+		// Approvals, dangerous runs, site blocks and secret reads of every
+		// command go to the configured audit log, opened on the first one.
+		s := &auditSink{cfg: cfg}
+		defer s.Close()
+		ctx = audit.With(ctx, s)
 	}
 	err := a.RunContext(ctx, args)
 	if err == nil {
@@ -201,7 +209,7 @@ func (l *LazyBrowser) Close() {
 // approves, a terminal on stdin asks, anything else refuses.
 func Approver(yes bool, stdin io.Reader, stderr io.Writer) runtime.Approver {
 	if yes {
-		return runtime.AlwaysApprove
+		return yesApprover()
 	}
 	f, ok := stdin.(*os.File)
 	if !ok {
@@ -211,7 +219,7 @@ func Approver(yes bool, stdin io.Reader, stderr io.Writer) runtime.Approver {
 	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
 		return nil
 	}
-	return func(ctx context.Context, req runtime.ApprovalRequest) (bool, error) {
+	return runtime.AuditedApprover(func(ctx context.Context, req runtime.ApprovalRequest) (bool, error) {
 		fmt.Fprintf(stderr, "%s\nRun it? [y/N] ", approvalPrompt(req))
 		line, err := bufio.NewReader(f).ReadString('\n')
 		if err != nil && line == "" {
@@ -219,5 +227,5 @@ func Approver(yes bool, stdin io.Reader, stderr io.Writer) runtime.Approver {
 		}
 		ans := strings.ToLower(strings.TrimSpace(line))
 		return ans == "y" || ans == "yes", nil
-	}
+	}, audit.ChannelTerminal, localUser())
 }

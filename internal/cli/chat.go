@@ -13,6 +13,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/macrokit/macrokit-go/runtime/route/catalog"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
@@ -434,12 +435,12 @@ func isTerminal(r io.Reader) bool {
 // is never mistaken for the next request (and vice versa).
 func lineApprover(yes, tty bool, in *bufio.Reader, stderr io.Writer) runtime.Approver {
 	if yes {
-		return runtime.AlwaysApprove
+		return yesApprover()
 	}
 	if !tty {
 		return nil
 	}
-	return func(ctx context.Context, req runtime.ApprovalRequest) (bool, error) {
+	return runtime.AuditedApprover(func(ctx context.Context, req runtime.ApprovalRequest) (bool, error) {
 		fmt.Fprintln(stderr, approvalPrompt(req))
 		fmt.Fprint(stderr, "Run it? [y/N] ")
 		line, err := in.ReadString('\n')
@@ -448,7 +449,7 @@ func lineApprover(yes, tty bool, in *bufio.Reader, stderr io.Writer) runtime.App
 		}
 		ans := strings.ToLower(strings.TrimSpace(line))
 		return ans == "y" || ans == "yes", nil
-	}
+	}, audit.ChannelTerminal, localUser())
 }
 
 func approvalPrompt(req runtime.ApprovalRequest) string {

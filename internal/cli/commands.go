@@ -22,6 +22,7 @@ var commandTable = []entry{
 	{build: ChatCommand},
 	{build: ListCommand},
 	{build: SessionsCommand},
+	{build: AuditCommand},
 	{build: TestCommand},
 	{build: ServeCommand},
 	{build: GateCommand},

@@ -33,6 +33,7 @@ const (
 	EnvAllowedSites = "MACROKIT_ALLOWED_SITES" // comma-separated origins
 	EnvSessionDir   = "MACROKIT_SESSION_DIR"
 	EnvApproval     = "MACROKIT_APPROVAL"
+	EnvAudit        = "MACROKIT_AUDIT" // the audit log's path; "off" disables it
 )
 
 // ApprovalPolicy says what happens when a dangerous macro (or a call
@@ -59,6 +60,7 @@ type FileConfig struct {
 	Approval     ApprovalSettings `yaml:"approval"`
 	Refdata      RefdataSettings  `yaml:"refdata"`
 	Serve        ServeSettings    `yaml:"serve"`
+	Audit        *string          `yaml:"audit"` // the audit log's path; "off" (or "") disables it
 }
 
 // ServeSettings configure `serve --http`: where its bearer tokens are and
@@ -104,7 +106,7 @@ type ApprovalSettings struct {
 // configKeys is the shape of macrokit.yaml: each mapping's keys, by the
 // dotted path of the mapping ("" is the top level).
 var configKeys = map[string][]string{
-	"":         {"model", "browser", "allowed_sites", "session_dir", "approval", "refdata", "serve"},
+	"":         {"model", "browser", "allowed_sites", "session_dir", "approval", "refdata", "serve", "audit"},
 	"model":    {"base_url", "name", "api_key_env", "fallback"},
 	"browser":  {"bin", "cdp_url"},
 	"approval": {"policy"},
@@ -309,7 +311,7 @@ func findKey(n *yaml.Node, path ...string) *yaml.Node {
 
 // LoadConfig reads the config file: path when given, else ./macrokit.yaml
 // when it exists. It returns nil (and no error) when there is none.
-// Relative paths inside it (session_dir, refdata.trust, refdata.cache,
+// Relative paths inside it (session_dir, audit, refdata.trust, refdata.cache,
 // refdata.bundles, serve.tls_cert, serve.tls_key) are resolved against the file's
 // directory.
 func LoadConfig(path string) (*FileConfig, string, error) {
@@ -338,6 +340,10 @@ func LoadConfig(path string) (*FileConfig, string, error) {
 		d := rel(*fc.SessionDir)
 		fc.SessionDir = &d
 	}
+	if fc.Audit != nil && *fc.Audit != "" && *fc.Audit != auditOff {
+		a := rel(*fc.Audit)
+		fc.Audit = &a
+	}
 	for i, k := range fc.Refdata.Trust {
 		fc.Refdata.Trust[i] = rel(k)
 	}
@@ -363,6 +369,7 @@ type Settings struct {
 	CDPURL       string         `json:"cdp_url,omitempty"`
 	AllowedSites []string       `json:"allowed_sites,omitempty"`
 	SessionDir   string         `json:"session_dir"` // "" disables logs
+	AuditFile    string         `json:"audit_file"`  // "" disables the audit log
 	Approval     ApprovalPolicy `json:"approval"`
 	// RefdataTrust and RefdataCache are the reference-data store's trusted
 	// key files and cache path (empty: unset; RefdataOptions reads them).
@@ -413,6 +420,16 @@ func ResolveSettings(fc *FileConfig, file string, getenv func(string) string) (*
 	}
 	if fc.SessionDir != nil {
 		s.SessionDir = *fc.SessionDir
+	}
+	s.AuditFile = auditDefault
+	if fc.Audit != nil {
+		s.AuditFile = *fc.Audit
+	}
+	if v := getenv(EnvAudit); v != "" {
+		s.AuditFile = v
+	}
+	if s.AuditFile == auditOff {
+		s.AuditFile = ""
 	}
 	if v := getenv(EnvSessionDir); v != "" {
 		s.SessionDir = v

@@ -11,6 +11,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/refdata"
 	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/macrokit/macrokit-go/runtime/route/catalog"
@@ -110,6 +111,7 @@ func runServe(ctx context.Context, env *Env, opts ServeOptions) error {
 		Concurrency: opts.Concurrency, CallTimeout: opts.CallTimeout,
 		Approval: policy, SessionDir: opts.SessionDir, Sites: cfg.SitePolicy(),
 		Refdata: refdata.FromContext(ctx),
+		Audit:   audit.From(ctx),
 		Logger:  slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	var models *Models
@@ -121,7 +123,7 @@ func runServe(ctx context.Context, env *Env, opts ServeOptions) error {
 		defer models.Close()
 		var salvage runtime.Approver
 		if policy == serve.ApprovalAlways {
-			salvage = runtime.AlwaysApprove
+			salvage = yesApprover()
 		}
 		so.NewRouter = func(d *runtime.Dispatcher) *route.Router {
 			return &route.Router{Registry: cfg.Registry, Dispatcher: d, Model: models.Primary, Fallback: models.Fallback,

@@ -17,6 +17,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/fixture"
 	"github.com/macrokit/macrokit-go/runtime/refdata"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
@@ -279,8 +280,14 @@ func runTest(ctx context.Context, cfg *Config, opts TestOptions, m *runtime.Macr
 		client = rec.Client(base)
 	}
 	var approver runtime.Approver
-	if opts.Yes || replay || r.InProcess {
+	switch {
+	case replay || r.InProcess:
+		// Fixtures and in-process test sites: nothing real happens, so
+		// nothing goes to the deployment's audit log.
 		approver = runtime.AlwaysApprove
+		ctx = audit.With(ctx, nil)
+	case opts.Yes:
+		approver = yesApprover()
 	}
 	timeout := opts.Timeout
 	if timeout <= 0 {

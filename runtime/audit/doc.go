@@ -9,5 +9,12 @@
 // no audit log. An event never carries a secret's value: [Event.Secret] is a
 // name, and [Event.Target] is redacted by the caller.
 //
+// [Log] is the sink deployments use: an append-only JSONL file, one
+// [Entry] a line, each carrying its seq and the SHA-256 of the previous
+// line, appended under an flock so several processes can share it.
+// [Verify] checks the chain and names the first bad line ([ChainError]);
+// [Read] streams entries through a [Filter]. docs/audit.md has the format
+// and what a chain can and cannot show.
+//
 // The package imports only the standard library.
 package audit

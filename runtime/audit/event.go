@@ -18,6 +18,9 @@ const (
 	SiteBlocked     Kind = "site_blocked"   // a page or http step to a site outside the policy
 	Login           Kind = "login"          // a login run for an identity
 	SecretRead      Kind = "secret_read"    // a secret resolved by name (never its value)
+	// TornLine is written by the log itself: the bytes a crash left cut
+	// off before this entry, bound by their hash (see [Torn]).
+	TornLine Kind = "torn_line"
 )
 
 // Channel says through which channel an approval was asked or answered.
@@ -56,7 +59,8 @@ type Sink interface {
 
 type sinkKey struct{}
 
-// With returns a context whose [Record] calls go to s.
+// With returns a context whose [Record] calls go to s (nil: nowhere, which
+// silences a sink further out, for runs that touch nothing real).
 func With(ctx context.Context, s Sink) context.Context {
 	return context.WithValue(ctx, sinkKey{}, s)
 }

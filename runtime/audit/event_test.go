@@ -31,3 +31,11 @@ func TestRecord(t *testing.T) {
 		t.Fatalf("events = %+v", s.es)
 	}
 }
+
+func TestWithNilSilences(t *testing.T) {
+	s := &memSink{}
+	ctx := With(With(context.Background(), s), nil)
+	if err := Record(ctx, Event{Kind: DangerousRun}); err != nil || len(s.es) != 0 {
+		t.Fatalf("a nil sink recorded: %v %+v", err, s.es)
+	}
+}

@@ -164,6 +164,14 @@ func (r *Router) record(rec sessionlog.Record) {
 	}
 }
 
+// sessionID is the id of the session log l for audit events ("" for none).
+func sessionID(l *sessionlog.Writer) string {
+	if l == nil {
+		return ""
+	}
+	return l.ID()
+}
+
 func (r *Router) event(turn int, name string, data map[string]any) {
 	r.record(sessionlog.Record{Type: sessionlog.RecSystem, Turn: turn, Event: name, Data: data})
 }
@@ -531,10 +539,10 @@ func (r *Router) salvageable(ctx context.Context, turn int, b *BailOut) (*pendin
 		if r.SalvageApprover == nil {
 			return nil, fmt.Sprintf("%s is risk %s; a call recovered from text only runs with an approval", m.Name, m.Risk)
 		}
-		okd, err := r.SalvageApprover(ctx, runtime.ApprovalRequest{Macro: m.Name, Intent: m.Intent, Args: redact.JSON(args, m.SecretsIn(ctx, args)),
-			Reason: "recovered from the model's text (" + string(b.Code) + "), not a proper tool call"})
-		r.event(turn, "approval", map[string]any{"macro": m.Name, "approved": okd && err == nil, "for": "salvage"})
-		if err != nil || !okd {
+		a, err := runtime.Approve(ctx, r.SalvageApprover, runtime.ApprovalRequest{Macro: m.Name, Intent: m.Intent, Args: redact.JSON(args, m.SecretsIn(ctx, args)),
+			Reason: "recovered from the model's text (" + string(b.Code) + "), not a proper tool call"}, sessionID(r.log()))
+		r.event(turn, "approval", map[string]any{"macro": m.Name, "approved": a.OK, "for": "salvage"})
+		if err != nil || !a.OK {
 			return nil, "the recovered call to " + m.Name + " was not approved"
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/macrokit/macrokit-go/generated"
 	"github.com/macrokit/macrokit-go/internal/demosite"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/macrokit/macrokit-go/runtime/serve"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
@@ -54,6 +55,7 @@ type fixtureOpts struct {
 	approval    serve.Approval
 	router      func(d *runtime.Dispatcher) *route.Router
 	noSession   bool
+	audit       audit.Sink
 }
 
 func newFixture(t *testing.T, o fixtureOpts) *fixture {
@@ -103,7 +105,7 @@ func newBareFixture(t *testing.T, o fixtureOpts) (*fixture, func()) {
 	opts := serve.Options{
 		Name: "macrokit-test", Version: "v0", Registry: reg, Getenv: func(k string) string { return env[k] },
 		Browser:     func(ctx context.Context) (*engine.Browser, error) { return engine.Launch(ctx, engine.Options{}) },
-		Concurrency: o.concurrency, CallTimeout: o.callTimeout, Approval: o.approval, NewRouter: o.router,
+		Concurrency: o.concurrency, CallTimeout: o.callTimeout, Approval: o.approval, NewRouter: o.router, Audit: o.audit,
 	}
 	if !o.noSession {
 		opts.SessionDir = t.TempDir()

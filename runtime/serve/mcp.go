@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/redact"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -200,10 +201,15 @@ func (s *Server) toolHandler(m *runtime.Macro) mcp.ToolHandler {
 			case !canElicit(req.Session):
 				refusal = fmt.Sprintf("%s is marked dangerous and needs a human approval, but this MCP client does not support elicitation, so the server cannot ask: refused, nothing ran. Use a client that supports elicitation, or start the server with --yes to approve dangerous macros.", m.Name)
 			case len(p.InputResponses) > 0 || p.RequestState != "":
-				approver = s.elicitedApprover(m, args, p)
+				// The question was recorded when it went out: record the answer.
+				approver = runtime.AuditedAnswer(s.elicitedApprover(m, args, p), audit.ChannelMCP, mcpClient(req.Session))
 			default:
 				if valid, cerr := m.Validate(args); cerr == nil {
 					s.event("approval_requested", map[string]any{"macro": m.Name})
+					if err := audit.Record(ctx, audit.Event{Kind: audit.ApprovalAsked, Session: s.sessionID(), Macro: m.Name, Channel: audit.ChannelMCP,
+						Who: mcpClient(req.Session), Target: redactArgs(m, valid.JSON())}); err != nil {
+						return textError(string(runtime.CodeAuditFailed), "the audit log could not record the approval request: "+err.Error()+"; nothing ran"), nil
+					}
 					return s.askApproval(m, valid.JSON()), nil
 				}
 				// Invalid arguments: dispatch reports them; nobody is asked.
@@ -221,6 +227,25 @@ func (s *Server) event(name string, data map[string]any) {
 	if s.log != nil {
 		_ = s.log.Append(sessionlog.Record{Type: sessionlog.RecSystem, Event: name, Data: data})
 	}
+}
+
+// mcpClient names an MCP session's client for the audit log's `who`.
+func mcpClient(ss *mcp.ServerSession) string {
+	if ss == nil {
+		return "mcp client"
+	}
+	if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
+		return "mcp client " + ip.ClientInfo.Name
+	}
+	return "mcp client"
+}
+
+// sessionID is the server's session-log id for audit events.
+func (s *Server) sessionID() string {
+	if s.log == nil {
+		return ""
+	}
+	return s.log.ID()
 }
 
 // canElicit reports whether the client declared form elicitation.

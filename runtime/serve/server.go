@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/refdata"
 	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
@@ -104,6 +105,10 @@ type Options struct {
 	// Logger receives the server's and the MCP SDK's diagnostics (nil:
 	// discarded).
 	Logger *slog.Logger
+	// Audit receives the audit events of every call (approvals, dangerous
+	// runs, site blocks, secret reads); nil: none. Calls do not run on the
+	// context Serve was given, so it is not read from there.
+	Audit audit.Sink
 	// Tokens, when any is set, are the bearer tokens the HTTP surface
 	// accepts: every endpoint but GET /healthz then needs
 	// "Authorization: Bearer <token>". More than one allows rotation.
@@ -204,10 +209,10 @@ func (s *Server) dispatcher(approver runtime.Approver) *runtime.Dispatcher {
 }
 
 // httpApprover is the approver where nobody can be asked: only --yes
-// approves.
+// approves (recorded as the operator's, who started the server so).
 func (s *Server) httpApprover() runtime.Approver {
 	if s.opts.Approval == ApprovalAlways {
-		return runtime.AlwaysApprove
+		return runtime.AuditedApprover(runtime.AlwaysApprove, audit.ChannelYes, "operator")
 	}
 	return nil
 }
@@ -225,6 +230,9 @@ func (s *Server) begin(ctx context.Context) (context.Context, func(), bool) {
 	s.calls.Add(1)
 	s.mu.Unlock()
 	ctx, cancel := context.WithCancel(ctx)
+	if s.opts.Audit != nil {
+		ctx = audit.With(ctx, s.opts.Audit)
+	}
 	stop := context.AfterFunc(s.stopCalls, cancel)
 	return ctx, func() {
 		stop()
