@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    ?= ./...
 BIN     ?= bin
 
-.PHONY: all build test test-short bench bench-router lint fmt demo clean chromium
+.PHONY: all build test test-short bench bench-router lint fmt demo clean chromium fuzz
 
 all: build
 
@@ -45,6 +45,11 @@ bench-router:
 bench:
 	@test -d bench/playwright/node_modules || (cd bench/playwright && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
 	$(GO) run ./bench/compare
+
+## fuzz: every fuzz target in the repo, one at a time, FUZZTIME each (default 60s; not in CI): .ci/fuzz
+FUZZTIME ?= 60s
+fuzz:
+	GO=$(GO) FUZZTIME=$(FUZZTIME) bash .ci/fuzz
 
 ## demo: the embedded demo site, the reference macros in headless Chromium, and a caught fake success
 demo: chromium

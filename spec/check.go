@@ -486,6 +486,7 @@ func (c *checker) step(s *Step, sc *scope) {
 	switch s.Kind {
 	case StepGoto:
 		c.url(s.URL, sc, path, "a URL")
+		c.envInPageURL(s.URL, path)
 	case StepClick, StepHover, StepCheck, StepUncheck:
 		c.target(s.Target, sc, path)
 	case StepFill:

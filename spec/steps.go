@@ -55,6 +55,7 @@ func (p *parser) steps(n *yaml.Node, path string) []*Step {
 	if len(items) == 0 {
 		p.errf(n, path, "needs at least one step")
 	}
+	p.countSteps(items, path)
 	var out []*Step
 	for i, it := range items {
 		if s := p.step(it, index(path, i)); s != nil {

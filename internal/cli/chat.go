@@ -403,7 +403,7 @@ func runChat(ctx context.Context, env *Env, opts RouterOptions) error {
 			res, _ := conv.Turn(ctx, text)
 			if res != nil {
 				if !tty {
-					fmt.Fprintf(env.Stdout, "> %s\n", text)
+					fmt.Fprintf(env.Stdout, "> %s\n", res.Request) // as typed, secrets redacted
 				}
 				PrintTurn(env.Stdout, res, opts.Verbose)
 				failed = failed || turnExit(res) != nil
