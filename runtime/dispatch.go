@@ -58,7 +58,10 @@ type Outcome struct {
 	Error        *CallError                     `json:"error,omitempty"`
 	Steps        []StepRecord                   `json:"steps,omitempty"`
 	Verification sessionlog.VerificationSummary `json:"verification"`
-	Duration     time.Duration                  `json:"duration"`
+	// Verdict is passed, failed or unverified (an effect went unchecked,
+	// Verification.Unchecked says which): OK alone does not mean verified.
+	Verdict  sessionlog.Verdict `json:"verdict"`
+	Duration time.Duration      `json:"duration"`
 	// LogError is set when the call ran but its tool_result record could
 	// not be written to the session log: the outcome stands, the log does
 	// not show it.
@@ -164,8 +167,9 @@ func (r *callRun) finish(cerr *CallError) *Outcome {
 	}
 	out.Duration = time.Since(r.start)
 	out.Verification = summarize(out.Steps)
+	out.Verdict, out.Verification.Unchecked = verdictOf(out.OK, out.Steps)
 	rec := sessionlog.Record{Type: sessionlog.RecToolResult, Turn: r.turn, CallID: out.CallID, Tool: out.Macro, Raw: r.raw(), OK: out.OK, Result: out.Result,
-		DurationMS: out.Duration.Milliseconds(), Verification: &out.Verification}
+		DurationMS: out.Duration.Milliseconds(), Verification: &out.Verification, Verdict: out.Verdict}
 	if r.x != nil {
 		rec.Data = r.x.annotations()
 	}

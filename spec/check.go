@@ -104,6 +104,7 @@ func (c *checker) check() {
 	s.Calls = sortedSet(c.calls)
 	s.Primitives = sortedSet(c.prims)
 	s.callSites = c.sites
+	c.unverifiedEffects()
 }
 
 func sortedSet(m map[string]bool) []string {

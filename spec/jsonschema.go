@@ -55,6 +55,8 @@ func buildJSONSchema() jobj {
 	tru := jobj{"const": true}
 	timeout := jref("duration")
 	tab := jref("name")
+	// unverified: why no post-condition checks an effect (spec/unverified.go).
+	reason := jobj{"type": "string", "pattern": `\S+\s+\S+\s+\S+`, "description": "why no post-condition can check this effect (at least 3 words)"}
 
 	locators := jobj{}
 	for _, k := range locatorKeys {
@@ -205,6 +207,7 @@ func buildJSONSchema() jobj {
 	steps["retry"] = jobj{"type": "integer", "minimum": 0, "maximum": MaxRetry}
 	steps["tab"] = tab
 	steps["acknowledge"] = jobj{"type": "string", "minLength": 1, "description": "why a consequential action (Delete, Send, Pay...) belongs in a macro not marked dangerous"}
+	steps["unverified"] = reason
 	step := closed(steps)
 	step["oneOf"] = exactlyOne(stepKindNames()...)
 
@@ -225,6 +228,7 @@ func buildJSONSchema() jobj {
 		"tests": jobj{"type": "array", "items": closed(jobj{"name": jobj{"type": "string", "minLength": 1, "maxLength": MaxTestNameLen},
 			"args": anyArgs, "want": jobj{"type": "object"}, "want_error": str,
 			"site": jobj{"type": "string", "pattern": snakeRE.String()}}, "name")},
+		"unverified": reason,
 	}, "macrokit", "name", "version", "intent", "risk", "steps")
 	top["$schema"] = "http://json-schema.org/draft-07/schema#"
 	top["title"] = "macrokit macro spec (format 1)"

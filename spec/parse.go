@@ -15,7 +15,7 @@ import (
 
 // topKeys are the keys of a spec file.
 var topKeys = []string{"macrokit", "name", "version", "intent", "description", "risk", "params",
-	"result", "examples", "steps", "returns", "tests"}
+	"result", "examples", "steps", "returns", "tests", "unverified"}
 
 var riskNames = []string{string(RiskRead), string(RiskAct), string(RiskDangerous)}
 
@@ -197,6 +197,9 @@ func (p *parser) spec(root *yaml.Node) *Spec {
 	}
 	if n := m.get("tests"); n != nil {
 		s.Tests = p.tests(n, "tests", s)
+	}
+	if n := m.get("unverified"); n != nil {
+		s.Unverified, s.UnverifiedPos = p.reason(n, "unverified")
 	}
 	return s
 }

@@ -119,7 +119,7 @@ func runRun(ctx context.Context, env *Env, opts RunOptions) error {
 		}
 		return Silent
 	}
-	return nil
+	return verdictExit(out.Verdict)
 }
 
 // BuildArgs assembles a call's JSON arguments from --args-json and --arg
@@ -224,8 +224,11 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 // step with its checks, then the result or the error.
 func PrintOutcome(w io.Writer, out *runtime.Outcome) {
 	status := "passed"
-	if !out.OK {
+	switch {
+	case !out.OK:
 		status = "FAILED"
+	case out.Verdict == sessionlog.VerdictUnverified:
+		status = "unverified"
 	}
 	v := out.Verification
 	fmt.Fprintf(w, "%s: %s in %s (%d steps; checks: %d passed, %d failed, %d unverifiable)\n",
@@ -256,6 +259,9 @@ func PrintOutcome(w io.Writer, out *runtime.Outcome) {
 		if s.Status != "passed" && s.Message != "" {
 			fmt.Fprintf(w, "         %s\n", s.Message)
 		}
+	}
+	if out.OK && out.Verdict == sessionlog.VerdictUnverified {
+		fmt.Fprintln(w, unverifiedWhy(out.Verification.Unchecked))
 	}
 	if out.OK {
 		fmt.Fprintf(w, "result: %s\n", out.Result)

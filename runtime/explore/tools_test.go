@@ -282,3 +282,24 @@ func TestRawToolsSitePolicy(t *testing.T) {
 		t.Errorf("the session log carries the off-site page's text")
 	}
 }
+
+// TestAbsentBefore: only the texts and words no text before the action
+// held, as substrings: not a table header ("Name") that a dialog's label
+// repeats, nor "Customer" on a page that said "Customers".
+func TestAbsentBefore(t *testing.T) {
+	before := pageState{Lines: []string{"Customers", "Name Email Tier", "Ada ada@example.com Pro"}, live: []string{"3 customers"}}
+	cases := []struct {
+		app  []string
+		want []string
+	}{
+		{[]string{"New customer", "Name", "Email"}, []string{"New customer", "New"}},
+		{[]string{"Grace grace@navy.example Free", "Customer saved."}, []string{"Grace grace@navy.example Free", "Grace", "grace@navy.example", "Free", "Customer saved.", "saved"}},
+		{[]string{"Name", "3 customers"}, nil},
+		{nil, nil},
+	}
+	for _, tc := range cases {
+		if got := absentBefore(before, tc.app); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("absentBefore(%q) = %q, want %q", tc.app, got, tc.want)
+		}
+	}
+}

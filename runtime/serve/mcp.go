@@ -56,6 +56,7 @@ type Evidence struct {
 	CallID       string                         `json:"call_id"`
 	Macro        string                         `json:"macro"`
 	OK           bool                           `json:"ok"`
+	Verdict      sessionlog.Verdict             `json:"verdict"`
 	Error        *runtime.CallError             `json:"error,omitempty"`
 	Verification sessionlog.VerificationSummary `json:"verification"`
 	Steps        []runtime.StepRecord           `json:"steps,omitempty"`
@@ -64,7 +65,7 @@ type Evidence struct {
 
 // EvidenceOf extracts a call's evidence from its outcome.
 func EvidenceOf(out *runtime.Outcome) Evidence {
-	return Evidence{CallID: out.CallID, Macro: out.Macro, OK: out.OK, Error: out.Error, Verification: out.Verification,
+	return Evidence{CallID: out.CallID, Macro: out.Macro, OK: out.OK, Verdict: out.Verdict, Error: out.Error, Verification: out.Verification,
 		Steps: out.Steps, DurationMS: out.Duration.Milliseconds()}
 }
 
@@ -379,8 +380,14 @@ func toolResult(m *runtime.Macro, out *runtime.Outcome) *mcp.CallToolResult {
 func summaryText(out *runtime.Outcome) string {
 	v := out.Verification
 	status := "verified"
-	if !out.OK {
+	switch {
+	case !out.OK:
 		status = "not verified"
+	case out.Verdict == sessionlog.VerdictUnverified:
+		status = "unverified (no check proved the effect of " + strings.Join(v.Unchecked, ", ") + ")"
+		if len(v.Unchecked) == 0 {
+			status = "unverified (a check could not be evaluated)"
+		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d check(s) passed, %d failed, %d unverifiable over %d step(s) in %s", status, v.Passed, v.Failed, v.Unverifiable,
