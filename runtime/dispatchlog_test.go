@@ -68,13 +68,13 @@ func TestDispatchFailedLogWrite(t *testing.T) {
 		}, wantEffects: 1},
 		// Trailing garbage: the arguments decode, but the raw text cannot
 		// be a log record, so the call would run unlogged.
-		{name: "arguments the log cannot hold", log: func(t *testing.T) *sessionlog.Writer {
+		{name: "arguments that are not one JSON value (rejected before the log, never run)", log: func(t *testing.T) *sessionlog.Writer {
 			l, err := sessionlog.Open(t.TempDir(), "s")
 			if err != nil {
 				t.Fatal(err)
 			}
 			return l
-		}, args: `{"name":"Ada"} {"tier":"x"}`, wantEffects: 0, wantCode: CodeLogFailed},
+		}, args: `{"name":"Ada"} {"tier":"x"}`, wantEffects: 0, wantCode: CodeInvalidArguments},
 	}
 	for _, tc := range cases {
 		for _, risk := range []Risk{RiskRead, RiskDangerous} {
