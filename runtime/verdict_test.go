@@ -110,7 +110,6 @@ func TestVerdictOnPage(t *testing.T) {
 	}
 }
 
-
 // TestVerdictOf judges step evidence without a browser: http methods,
 // status checks, asserts, nested calls and checks that could not run.
 func TestVerdictOf(t *testing.T) {
