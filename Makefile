@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    ?= ./...
 BIN     ?= bin
 
-.PHONY: all build test test-short bench bench-router lint fmt demo clean chromium
+.PHONY: all build test test-short bench bench-router lint fmt demo clean chromium fuzz soak
 
 all: build
 
@@ -45,6 +45,18 @@ bench-router:
 bench:
 	@test -d bench/playwright/node_modules || (cd bench/playwright && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
 	$(GO) run ./bench/compare
+
+## fuzz: every fuzz target in the repo, one at a time, FUZZTIME each (default 60s; not in CI): .ci/fuzz
+FUZZTIME ?= 60s
+fuzz:
+	GO=$(GO) FUZZTIME=$(FUZZTIME) bash .ci/fuzz
+
+## soak: the built serve --http (loopback, demo site, scripted model) under 20 concurrent clients for SOAK_DURATION;
+## reports every 30 s, fails if goroutines/RSS/fds/Chromium grow (not in CI)
+SOAK_DURATION ?= 5m
+SOAK_CLIENTS  ?= 20
+soak: build chromium
+	$(GO) run ./internal/soak --bin $(BIN)/macrokit --duration $(SOAK_DURATION) --clients $(SOAK_CLIENTS)
 
 ## demo: the embedded demo site, the reference macros in headless Chromium, and a caught fake success
 demo: chromium

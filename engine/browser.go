@@ -91,7 +91,7 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 			return nil, err
 		}
 	}
-	dir, err := os.MkdirTemp("", "macrokit-chromium-")
+	dir, err := newProfileDir() // sweeps the profiles of killed processes first
 	if err != nil {
 		return nil, fmt.Errorf("profile dir: %w", err)
 	}
@@ -113,6 +113,11 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		// hover menus) render their touch variants: report a mouse, as the
 		// desktop a user runs has.
 		Set("blink-settings", desktopPointer)
+	if tmp := profileTmp(dir); tmp != "" {
+		// Chromium's own temporary files (.org.chromium.*) go inside the
+		// profile, so the sweep after a killed run removes them too.
+		l = l.Env(append(os.Environ(), "TMPDIR="+tmp)...)
+	}
 	u, err := l.Launch()
 	if err != nil {
 		l.Kill()

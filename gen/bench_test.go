@@ -77,6 +77,7 @@ steps:
             cond: {that: "{{ carrier }}", empty: true}
             then:
               - click: {role: button, name: "Assign carrier {{ i }}"}
+                expect: [{element_gone: {role: button, name: "Assign carrier {{ i }}"}}]
       collect: {id: "{{ order.id }}", status: "{{ order.status }}", carrier: "{{ carrier }}"}
       into: orders
   - http:
@@ -88,10 +89,12 @@ steps:
       extract:
         region: {path: "$.region", type: string}
         audit_id: "$.id"
+  - assert: {that: "{{ region }}", empty: false, message: the audit API stored no region}
   - if:
       cond: {text_present: Accept cookies}
       then:
         - click: {role: button, name: Accept}
+          expect: [{element_gone: {role: button, name: Accept}}]
 returns:
   customer_id: "{{ base.id }}"
   count: "{{ count }}"

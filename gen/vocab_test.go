@@ -56,7 +56,7 @@ var vocabOperand = map[vocab.Op][2]string{
 
 // vocabSpec is a macro with one step (and, for a condition, one expect).
 func vocabSpec(steps string) []spec.File {
-	src := "macrokit: 1\nname: vocab_case\nversion: 1.0.0\nintent: exercise one vocabulary name\nrisk: act\n" +
+	src := "macrokit: 1\nname: vocab_case\nversion: 1.0.0\nintent: exercise one vocabulary name\nrisk: read\n" +
 		"params:\n  properties:\n    s: {type: string, default: x}\n    n: {type: integer, default: 1}\nsteps:\n" + steps
 	return []spec.File{{Path: "macros.d/vocab_case.yaml", Data: []byte(src)}}
 }

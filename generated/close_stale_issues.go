@@ -88,15 +88,17 @@ func CloseStaleIssues(ctx context.Context, x *runtime.Exec, p CloseStaleIssuesPa
 		return CloseStaleIssuesResult{}, err
 	}
 	var (
-		cutoff   string
-		query    string
-		excluded string
-		matched  int64
-		found    []any
-		listed   int64
-		issue    any
-		issues   []CloseStaleIssuesIssuesItem
-		summary  string
+		cutoff     string
+		query      string
+		excluded   string
+		matched    int64
+		found      []any
+		listed     int64
+		issue      any
+		posted     string
+		stateAfter string
+		issues     []CloseStaleIssuesIssuesItem
+		summary    string
 	)
 	// steps[0]: primitive days_ago
 	cutoff, err = runtime.PrimitiveAs[string](ctx, x, "steps[0]", "days_ago", map[string]any{"days": p.MinDaysOpen})
@@ -187,7 +189,7 @@ func CloseStaleIssues(ctx context.Context, x *runtime.Exec, p CloseStaleIssuesPa
 			if err != nil {
 				return CloseStaleIssuesResult{}, x.Fail(ctx, at2+".steps[0].if.then[0]", "http", err)
 			}
-			if err := x.HTTPDo(ctx, at2+".steps[0].if.then[0]", runtime.HTTPRequest{
+			body2, err := x.HTTPJSON(ctx, at2+".steps[0].if.then[0]", runtime.HTTPRequest{
 				Method: "POST",
 				URL:    envGITHUBAPIURL + "/repos/" + p.Owner + "/" + p.Repo + "/issues/" + text + "/comments",
 				Headers: map[string]string{
@@ -197,19 +199,28 @@ func CloseStaleIssues(ctx context.Context, x *runtime.Exec, p CloseStaleIssuesPa
 				},
 				Body:         map[string]any{"body": "Closing this issue as stale: it has been open for more than " + strconv.FormatInt(p.MinDaysOpen, 10) + " days with " + text2 + " comment(s). If it still matters, say so here and reopen it."},
 				ExpectStatus: []int{201},
-			}, runtime.StepOptions{}); err != nil {
+			}, runtime.StepOptions{})
+			if err != nil {
 				return CloseStaleIssuesResult{}, err
 			}
-			// steps[7].foreach.steps[0].if.then[1]: http PATCH {{ env.GITHUB_API_URL }}/repos/{{ owner }}/{{ repo }}/issues/...
+			posted, err = runtime.JSONValue[string](ctx, x, at2+".steps[0].if.then[0]", "posted", body2, "$.body")
+			if err != nil {
+				return CloseStaleIssuesResult{}, err
+			}
+			// steps[7].foreach.steps[0].if.then[1]: assert contains
+			if err := x.Assert(ctx, at2+".steps[0].if.then[1]", posted, vocab.OpContains, "Closing this issue as stale", "GitHub did not store the closing comment"); err != nil {
+				return CloseStaleIssuesResult{}, err
+			}
+			// steps[7].foreach.steps[0].if.then[2]: http PATCH {{ env.GITHUB_API_URL }}/repos/{{ owner }}/{{ repo }}/issues/...
 			field3, err := runtime.Lookup(issue, "number")
 			if err != nil {
-				return CloseStaleIssuesResult{}, x.Fail(ctx, at2+".steps[0].if.then[1]", "http", err)
+				return CloseStaleIssuesResult{}, x.Fail(ctx, at2+".steps[0].if.then[2]", "http", err)
 			}
 			text3, err := runtime.Text(field3)
 			if err != nil {
-				return CloseStaleIssuesResult{}, x.Fail(ctx, at2+".steps[0].if.then[1]", "http", err)
+				return CloseStaleIssuesResult{}, x.Fail(ctx, at2+".steps[0].if.then[2]", "http", err)
 			}
-			if err := x.HTTPDo(ctx, at2+".steps[0].if.then[1]", runtime.HTTPRequest{
+			body3, err := x.HTTPJSON(ctx, at2+".steps[0].if.then[2]", runtime.HTTPRequest{
 				Method: "PATCH",
 				URL:    envGITHUBAPIURL + "/repos/" + p.Owner + "/" + p.Repo + "/issues/" + text3,
 				Headers: map[string]string{
@@ -222,7 +233,16 @@ func CloseStaleIssues(ctx context.Context, x *runtime.Exec, p CloseStaleIssuesPa
 					"state_reason": "not_planned",
 				},
 				ExpectStatus: []int{200},
-			}, runtime.StepOptions{}); err != nil {
+			}, runtime.StepOptions{})
+			if err != nil {
+				return CloseStaleIssuesResult{}, err
+			}
+			stateAfter, err = runtime.JSONValue[string](ctx, x, at2+".steps[0].if.then[2]", "state_after", body3, "$.state")
+			if err != nil {
+				return CloseStaleIssuesResult{}, err
+			}
+			// steps[7].foreach.steps[0].if.then[3]: assert equals
+			if err := x.Assert(ctx, at2+".steps[0].if.then[3]", stateAfter, vocab.OpEquals, "closed", "the issue is still open after the PATCH"); err != nil {
 				return CloseStaleIssuesResult{}, err
 			}
 		}

@@ -101,6 +101,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 		label          string
 		labels         []string
 		summary        string
+		labelsAfter    []any
 	)
 	// steps[0]: http GET {{ env.GITHUB_API_URL }}/repos/{{ owner }}/{{ repo }}/issues/{{ number }}
 	body2, err := x.HTTPJSON(ctx, "steps[0]", runtime.HTTPRequest{
@@ -407,7 +408,7 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 		return TriageIssueResult{}, err
 	} else if ok21 {
 		// steps[23].if.then[0]: http POST {{ env.GITHUB_API_URL }}/repos/{{ owner }}/{{ repo }}/issues/{{ number }}/labe...
-		if err := x.HTTPDo(ctx, "steps[23].if.then[0]", runtime.HTTPRequest{
+		body4, err := x.HTTPJSON(ctx, "steps[23].if.then[0]", runtime.HTTPRequest{
 			Method: "POST",
 			URL:    envGITHUBAPIURL + "/repos/" + p.Owner + "/" + p.Repo + "/issues/" + strconv.FormatInt(p.Number, 10) + "/labels",
 			Headers: map[string]string{
@@ -417,7 +418,16 @@ func TriageIssue(ctx context.Context, x *runtime.Exec, p TriageIssueParams) (Tri
 			},
 			Body:         map[string]any{"labels": labels},
 			ExpectStatus: []int{200},
-		}, runtime.StepOptions{}); err != nil {
+		}, runtime.StepOptions{})
+		if err != nil {
+			return TriageIssueResult{}, err
+		}
+		labelsAfter, err = runtime.JSONValue[[]any](ctx, x, "steps[23].if.then[0]", "labels_after", body4, "$[*].name")
+		if err != nil {
+			return TriageIssueResult{}, err
+		}
+		// steps[23].if.then[1]: assert contains
+		if err := x.Assert(ctx, "steps[23].if.then[1]", labelsAfter, vocab.OpContains, label, "the label is not on the issue after the POST"); err != nil {
 			return TriageIssueResult{}, err
 		}
 	}

@@ -74,6 +74,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		existing     any
 		label        string
 		summary      string
+		labelsAfter  []any
 	)
 	// steps[0]: http GET {{ env.GITHUB_API_URL }}/repos/{{ owner }}/{{ repo }}/pulls/{{ number }}
 	body, err := x.HTTPJSON(ctx, "steps[0]", runtime.HTTPRequest{
@@ -467,7 +468,7 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 		return TriagePullRequestResult{}, err
 	} else if ok35 {
 		// steps[28].if.then[0]: http POST {{ env.GITHUB_API_URL }}/repos/{{ owner }}/{{ repo }}/issues/{{ number }}/labe...
-		if err := x.HTTPDo(ctx, "steps[28].if.then[0]", runtime.HTTPRequest{
+		body3, err := x.HTTPJSON(ctx, "steps[28].if.then[0]", runtime.HTTPRequest{
 			Method: "POST",
 			URL:    envGITHUBAPIURL + "/repos/" + p.Owner + "/" + p.Repo + "/issues/" + strconv.FormatInt(p.Number, 10) + "/labels",
 			Headers: map[string]string{
@@ -477,7 +478,16 @@ func TriagePullRequest(ctx context.Context, x *runtime.Exec, p TriagePullRequest
 			},
 			Body:         map[string]any{"labels": []any{label}},
 			ExpectStatus: []int{200},
-		}, runtime.StepOptions{}); err != nil {
+		}, runtime.StepOptions{})
+		if err != nil {
+			return TriagePullRequestResult{}, err
+		}
+		labelsAfter, err = runtime.JSONValue[[]any](ctx, x, "steps[28].if.then[0]", "labels_after", body3, "$[*].name")
+		if err != nil {
+			return TriagePullRequestResult{}, err
+		}
+		// steps[28].if.then[1]: assert contains
+		if err := x.Assert(ctx, "steps[28].if.then[1]", labelsAfter, vocab.OpContains, label, "the label is not on the pull request after the POST"); err != nil {
 			return TriagePullRequestResult{}, err
 		}
 	}

@@ -1,8 +1,10 @@
 package llm
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 )
@@ -34,12 +36,49 @@ func StripNoise(text string) string {
 // ExtractObject finds the first balanced JSON object in model text, after
 // StripNoise, repairs the mistakes weak models make (trailing commas,
 // single-quoted strings, unquoted keys, Python's True/False/None), and
-// decodes it. Numbers decode as json.Number so integers stay exact.
+// decodes it. Numbers decode as json.Number so integers stay exact. It is
+// ExtractObjectContext without a deadline.
 func ExtractObject(text string) (map[string]any, error) {
+	return ExtractObjectContext(context.Background(), text)
+}
+
+// ExtractObjectContext is ExtractObject in bounded work: a text over
+// MaxScanBytes is ErrTextTooLarge, one too tangled to read in a Scanner's
+// budget (linear in its length) is ErrScanBudget, and the context's error
+// ends the search. A text holding no object is ErrNoJSON.
+func ExtractObjectContext(ctx context.Context, text string) (map[string]any, error) {
+	obj, _, err := extractObject(ctx, text, MaxScanBytes)
+	return obj, err
+}
+
+// extractObject is ExtractObjectContext with a size limit (0: none) that
+// also returns its scanner, whose Work the tests count.
+func extractObject(ctx context.Context, text string, limit int) (map[string]any, *Scanner, error) {
+	if limit > 0 && len(text) > limit {
+		return nil, nil, fmt.Errorf("%w: %d bytes, over the %d-byte limit", ErrTextTooLarge, len(text), limit)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	text = StripNoise(text)
+	sc := NewScanner(ctx, text)
+	obj, err := sc.firstObject()
+	return obj, sc, err
+}
+
+// firstObject is ExtractObject's search over the scanner's text.
+func (sc *Scanner) firstObject() (map[string]any, error) {
+	text := sc.text
 	for start := strings.IndexByte(text, '{'); start >= 0; {
-		cand, ok := Balanced(text[start:])
-		if ok && cand[len(cand)-1] == '}' {
+		end, ok, err := sc.Balanced(start)
+		if err != nil {
+			return nil, err
+		}
+		if ok && text[end-1] == '}' {
+			cand := text[start:end]
+			if err := sc.Charge(16 + 3*len(cand)); err != nil { // decode, repair, decode
+				return nil, err
+			}
 			if obj, err := decodeObject(cand); err == nil {
 				return obj, nil
 			}
@@ -50,6 +89,9 @@ func ExtractObject(text string) (map[string]any, error) {
 		next := strings.IndexByte(text[start+1:], '{')
 		if next < 0 {
 			break
+		}
+		if err := sc.Charge(next + 1); err != nil {
+			return nil, err
 		}
 		start += 1 + next
 	}

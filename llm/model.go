@@ -143,3 +143,11 @@ func CodeOf(err error) ErrorCode {
 	}
 	return ""
 }
+
+// ctxCode is the error code for a context's error: cancelled or timeout.
+func ctxCode(err error) ErrorCode {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return ErrTimeout
+	}
+	return ErrCancelled
+}

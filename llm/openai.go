@@ -198,7 +198,10 @@ func (o *OpenAI) chatPrompted(ctx context.Context, req *Request) (*Response, err
 	}
 	resp.Mode = ToolsPromptJSON
 	if len(req.Tools) > 0 {
-		resp.Text, resp.ToolCalls = ParsePromptedAnswer(resp.Text)
+		var err error
+		if resp.Text, resp.ToolCalls, err = ParsePromptedAnswerContext(ctx, resp.Text); err != nil {
+			return nil, &Error{Code: ctxCode(err), Message: "reading the prompted answer: " + err.Error(), Err: err}
+		}
 		resp.FinishReason = normalFinish(resp.FinishReason, len(resp.ToolCalls))
 	}
 	if req.Stream != nil && resp.Text != "" {
@@ -615,9 +618,26 @@ func withSystemText(msgs []openai.ChatCompletionMessage, text string) []openai.C
 // It returns the reply and the calls; when text holds no such object it
 // returns text unchanged and no calls. Call ids are call_1, call_2, ...
 func ParsePromptedAnswer(text string) (string, []ToolCall) {
-	obj, err := ExtractObject(text)
+	reply, calls, _ := ParsePromptedAnswerContext(context.Background(), text)
+	return reply, calls
+}
+
+// ParsePromptedAnswerContext is ParsePromptedAnswer in bounded work
+// (ExtractObjectContext): a text too large or too tangled to read comes
+// back unchanged with no calls, for the router's detector to refuse; the
+// error is the context's, when it ended the search.
+func ParsePromptedAnswerContext(ctx context.Context, text string) (string, []ToolCall, error) {
+	reply, calls, err := parsePrompted(ctx, text)
+	if err != nil && ctx.Err() != nil {
+		return text, nil, ctx.Err()
+	}
+	return reply, calls, nil
+}
+
+func parsePrompted(ctx context.Context, text string) (string, []ToolCall, error) {
+	obj, err := ExtractObjectContext(ctx, text)
 	if err != nil {
-		return text, nil
+		return text, nil, err
 	}
 	var raw []any
 	for _, key := range []string{"tool_calls", "tool_call"} {
@@ -642,10 +662,10 @@ func ParsePromptedAnswer(text string) (string, []ToolCall) {
 	}
 	reply, hasReply := obj["reply"]
 	if !hasReply && len(calls) == 0 {
-		return text, nil // some other JSON: the model's prose, not our shape
+		return text, nil, nil // some other JSON: the model's prose, not our shape
 	}
 	s, _ := reply.(string)
-	return s, calls
+	return s, calls, nil
 }
 
 // promptedToolCall reads one call object; it needs a non-empty name.

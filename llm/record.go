@@ -10,6 +10,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 // RecordVersion is the version of the record file format that Recorder
@@ -24,6 +26,12 @@ const RecordVersion = 1
 // depend on map order. Order of messages and tools does count: it changes
 // the prompt. A nil request has the key of an empty one.
 func RequestKey(req *Request) string {
+	sum := sha256.Sum256(canonicalRequest(req))
+	return hex.EncodeToString(sum[:])
+}
+
+// canonicalRequest is the canonical JSON RequestKey hashes.
+func canonicalRequest(req *Request) []byte {
 	type keyCall struct {
 		ID       string `json:"id"`
 		Name     string `json:"name"`
@@ -69,8 +77,7 @@ func RequestKey(req *Request) string {
 	// Every value is a string, a json.Number or a tree of them decoded
 	// from valid JSON, so encoding cannot fail.
 	_ = enc.Encode(canon)
-	sum := sha256.Sum256(buf.Bytes())
-	return hex.EncodeToString(sum[:])
+	return buf.Bytes()
 }
 
 // keyCanonical decodes raw JSON into a value that encodes canonically
@@ -99,6 +106,10 @@ type recordLine struct {
 	Model    string          `json:"model"`
 	Request  *recordRequest  `json:"request"`
 	Response *recordResponse `json:"response"`
+	// Redacted marks a line whose secret values were replaced by
+	// redact.Marker (Recorder.SetSecrets); its key is then empty and
+	// Replay matches the marker against any value.
+	Redacted bool `json:"redacted,omitempty"`
 }
 
 // recordRequest is the part of a request that RequestKey covers.
@@ -251,11 +262,21 @@ type Recorder struct {
 	m Model
 	w io.Writer
 
+	secrets func(*Response) []string
+
 	mu     sync.Mutex
 	err    error
 	closed bool
 	n      int
 }
+
+// SetSecrets makes the recorder redact, from each line it writes (request
+// and response), the secret values f finds in an answer: what its calls
+// give a macro's secret parameters. The router already shows the model a
+// placeholder for every value it knows; f catches the first time a value
+// with no credential's shape is routed to a secret parameter. Call it
+// before the first Chat.
+func (r *Recorder) SetSecrets(f func(*Response) []string) { r.secrets = f }
 
 // NewRecorder records m's answers to w. The caller keeps w and closes it
 // after Close.
@@ -282,10 +303,23 @@ func (r *Recorder) Chat(ctx context.Context, req *Request) (*Response, error) {
 	}
 	line := recordLine{V: RecordVersion, Key: RequestKey(req), Model: r.m.Name(),
 		Request: toRecordRequest(req), Response: toRecordResponse(resp)}
+	var secrets []string
+	if r.secrets != nil {
+		secrets = r.secrets(resp)
+	}
+	if len(secrets) > 0 {
+		// No key: a hash of a prompt that holds the value would let anyone
+		// holding the file test guesses of it.
+		line.Key, line.Redacted = "", true
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	encErr := enc.Encode(line) // ends the line with '\n'
+	out := buf.Bytes()
+	if encErr == nil && len(secrets) > 0 {
+		out = redact.JSON(out, secrets)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed || r.err != nil {
@@ -300,7 +334,7 @@ func (r *Recorder) Chat(ctx context.Context, req *Request) (*Response, error) {
 		return resp, nil
 	}
 	recordWriteMu.Lock()
-	_, werr := r.w.Write(buf.Bytes())
+	_, werr := r.w.Write(out)
 	recordWriteMu.Unlock()
 	if werr != nil {
 		// A partial write may have left a torn line; anything appended

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 // Replay is a Model that answers from a Recorder's file, so a recorded run
@@ -33,6 +35,72 @@ type Replay struct {
 	mu      sync.Mutex
 	answers map[string][]*Response
 	next    map[string]int
+	// redacted are the lines recorded with secrets redacted, matched when
+	// no key does (redactedLine.matches).
+	redacted []*redactedLine
+}
+
+// redactedLine is a recorded request whose secret values became
+// redact.Marker: its canonical JSON cut at each marker.
+type redactedLine struct {
+	pieces []string
+	resp   *Response
+}
+
+// matches reports whether canon is the recorded request with some
+// non-empty text wherever the marker stands (the first piece a prefix,
+// the last a suffix, the others found in order between them), and
+// returns those texts: the secrets as the live request spells them in
+// JSON. Linear in len(canon) times the number of pieces.
+func (l *redactedLine) matches(canon string) ([]string, bool) {
+	p := l.pieces
+	if len(p) == 1 {
+		return nil, canon == p[0]
+	}
+	last := p[len(p)-1]
+	if !strings.HasPrefix(canon, p[0]) || !strings.HasSuffix(canon, last) || len(canon) < len(p[0])+len(last)+len(p)-1 {
+		return nil, false
+	}
+	mid := canon[len(p[0]) : len(canon)-len(last)]
+	var caps []string
+	for _, piece := range p[1 : len(p)-1] {
+		if len(mid) == 0 {
+			return nil, false
+		}
+		i := strings.Index(mid[1:], piece) // at least one character of secret before it
+		if i < 0 {
+			return nil, false
+		}
+		caps = append(caps, mid[:1+i])
+		mid = mid[1+i+len(piece):]
+	}
+	if len(mid) == 0 {
+		return nil, false
+	}
+	return append(caps, mid), true
+}
+
+// unredact puts the live request's secret back where a redacted answer
+// has the marker, when the request held one secret (every capture the
+// same); with several the marker stays, since which went where is lost.
+func unredact(resp *Response, caps []string) {
+	if len(caps) == 0 {
+		return
+	}
+	for _, c := range caps[1:] {
+		if c != caps[0] {
+			return
+		}
+	}
+	escaped := caps[0]
+	var plain string
+	if json.Unmarshal([]byte(`"`+escaped+`"`), &plain) != nil {
+		return
+	}
+	resp.Text = strings.ReplaceAll(resp.Text, redact.Marker, plain)
+	for i, tc := range resp.ToolCalls {
+		resp.ToolCalls[i].Args = json.RawMessage(strings.ReplaceAll(string(tc.Args), redact.Marker, escaped))
+	}
 }
 
 // ReplayError is a record file that cannot be read: the source name, the
@@ -87,12 +155,16 @@ func readReplay(name, source string, r io.Reader) (*Replay, error) {
 		}
 		last := err != nil // no newline: the final line of the file
 		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-			key, resp, perr := parseRecordLine(trimmed)
+			key, resp, red, perr := parseRecordLine(trimmed)
 			switch {
 			case perr != nil && last:
 				rp.skipped++
 			case perr != nil:
 				return nil, &ReplayError{Source: source, Line: lineNo, Msg: perr.Error(), Err: perr}
+			case red != nil:
+				red.resp = resp
+				rp.redacted = append(rp.redacted, red)
+				rp.n++
 			default:
 				rp.answers[key] = append(rp.answers[key], resp)
 				rp.n++
@@ -104,27 +176,34 @@ func readReplay(name, source string, r io.Reader) (*Replay, error) {
 	}
 }
 
-// parseRecordLine decodes one line into its key and response.
-func parseRecordLine(line []byte) (string, *Response, error) {
+// parseRecordLine decodes one line into its key and response, or for a
+// redacted line its pattern.
+func parseRecordLine(line []byte) (string, *Response, *redactedLine, error) {
 	var rec recordLine
 	if err := json.Unmarshal(line, &rec); err != nil {
-		return "", nil, fmt.Errorf("not a record (%v)", err)
+		return "", nil, nil, fmt.Errorf("not a record (%v)", err)
 	}
 	switch {
 	case rec.V == 0:
-		return "", nil, errors.New(`not a record: no "v"`)
+		return "", nil, nil, errors.New(`not a record: no "v"`)
 	case rec.V != RecordVersion:
-		return "", nil, fmt.Errorf("record version %d; this build reads %d", rec.V, RecordVersion)
+		return "", nil, nil, fmt.Errorf("record version %d; this build reads %d", rec.V, RecordVersion)
 	case rec.Response == nil:
-		return "", nil, errors.New(`record has no "response"`)
+		return "", nil, nil, errors.New(`record has no "response"`)
 	case rec.Request == nil && rec.Key == "":
-		return "", nil, errors.New(`record has neither "request" nor "key"`)
+		return "", nil, nil, errors.New(`record has neither "request" nor "key"`)
+	case rec.Redacted && rec.Request == nil:
+		return "", nil, nil, errors.New(`redacted record has no "request"`)
+	}
+	if rec.Redacted {
+		canon := string(canonicalRequest(rec.Request.request()))
+		return "", rec.Response.response(), &redactedLine{pieces: strings.Split(canon, redact.Marker)}, nil
 	}
 	key := rec.Key
 	if rec.Request != nil {
 		key = RequestKey(rec.Request.request())
 	}
-	return key, rec.Response.response(), nil
+	return key, rec.Response.response(), nil, nil
 }
 
 // Name is "replay:" + the name given to NewReplay.
@@ -154,6 +233,17 @@ func (rp *Replay) Chat(ctx context.Context, req *Request) (*Response, error) {
 		resp = replayCopy(list[i])
 		if i+1 < len(list) {
 			rp.next[key] = i + 1
+		}
+	} else if len(rp.redacted) > 0 {
+		// A line recorded with its secrets redacted: the live request's
+		// secret goes back where the answer has the marker.
+		canon := string(canonicalRequest(req))
+		for _, l := range rp.redacted {
+			if caps, ok := l.matches(canon); ok {
+				resp = replayCopy(l.resp)
+				unredact(resp, caps)
+				break
+			}
 		}
 	}
 	rp.mu.Unlock()

@@ -58,7 +58,14 @@ type Outcome struct {
 	Error        *CallError                     `json:"error,omitempty"`
 	Steps        []StepRecord                   `json:"steps,omitempty"`
 	Verification sessionlog.VerificationSummary `json:"verification"`
-	Duration     time.Duration                  `json:"duration"`
+	// Verdict is passed, failed or unverified (an effect went unchecked,
+	// Verification.Unchecked says which): OK alone does not mean verified.
+	Verdict  sessionlog.Verdict `json:"verdict"`
+	Duration time.Duration      `json:"duration"`
+	// LogError is set when the call ran but its tool_result record could
+	// not be written to the session log: the outcome stands, the log does
+	// not show it.
+	LogError *CallError `json:"log_error,omitempty"`
 }
 
 // Dispatcher validates and runs macro calls, one Exec per call. It never
@@ -129,6 +136,9 @@ type callRun struct {
 	secrets []string
 	out     *Outcome
 	x       *Exec
+	// logErr is the failed write of the tool_call record: the call must
+	// not run.
+	logErr error
 }
 
 // begin registers a call's secrets and writes its tool_call record.
@@ -142,7 +152,7 @@ func (d *Dispatcher) begin(ctx context.Context, id string, turn int, name string
 			}
 		}
 	}
-	d.logRecord(sessionlog.Record{Type: sessionlog.RecToolCall, Turn: turn, CallID: id, Tool: name, Raw: r.raw(), Args: args})
+	r.logErr = d.logRecord(sessionlog.Record{Type: sessionlog.RecToolCall, Turn: turn, CallID: id, Tool: name, Raw: r.raw(), Args: loggedArgs(m, args)})
 	return r
 }
 
@@ -157,8 +167,9 @@ func (r *callRun) finish(cerr *CallError) *Outcome {
 	}
 	out.Duration = time.Since(r.start)
 	out.Verification = summarize(out.Steps)
+	out.Verdict, out.Verification.Unchecked = verdictOf(out.OK, out.Steps)
 	rec := sessionlog.Record{Type: sessionlog.RecToolResult, Turn: r.turn, CallID: out.CallID, Tool: out.Macro, Raw: r.raw(), OK: out.OK, Result: out.Result,
-		DurationMS: out.Duration.Milliseconds(), Verification: &out.Verification}
+		DurationMS: out.Duration.Milliseconds(), Verification: &out.Verification, Verdict: out.Verdict}
 	if r.x != nil {
 		rec.Data = r.x.annotations()
 	}
@@ -177,7 +188,9 @@ func (r *callRun) finish(cerr *CallError) *Outcome {
 			rec.Error.Details = map[string]any{"diagnosis": out.Error.Step.Diagnosis, "detail": out.Error.Step.Detail}
 		}
 	}
-	r.d.logRecord(rec)
+	if err := r.d.logRecord(rec); err != nil && r.logErr == nil {
+		out.LogError = &CallError{Code: CodeLogFailed, Message: "the result could not be written to the session log: " + err.Error(), Err: err}
+	}
 	return out
 }
 
@@ -185,6 +198,9 @@ func (r *callRun) finish(cerr *CallError) *Outcome {
 // handler on a fresh Exec.
 func (d *Dispatcher) run(ctx context.Context, r *callRun, valid ValidArgs) *Outcome {
 	m, args := valid.macro, valid.args
+	if r.logErr != nil {
+		return r.finish(&CallError{Code: CodeLogFailed, Message: "the call could not be written to the session log (" + r.logErr.Error() + "); it did not run", Err: r.logErr})
+	}
 	if m.Risk == RiskDangerous {
 		req := ApprovalRequest{Macro: m.Name, Intent: m.Intent, Args: redactRaw(args, r.secrets)}
 		if d.Approver == nil {
@@ -243,13 +259,14 @@ func (d *Dispatcher) sessionID() string {
 	return d.Log.ID()
 }
 
-func (d *Dispatcher) logRecord(r sessionlog.Record) {
+// logRecord appends r to the session log (when there is one). A call
+// whose tool_call record fails to be written does not run (CodeLogFailed);
+// a failed tool_result write is Outcome.LogError.
+func (d *Dispatcher) logRecord(r sessionlog.Record) error {
 	if d.Log == nil {
-		return
+		return nil
 	}
-	// A failed log write must not turn a verified result into a lie; it is
-	// reported on stderr by the CLI through the log's own error path.
-	_ = d.Log.Append(r)
+	return d.Log.Append(r)
 }
 
 func classify(ctx context.Context, err error) *CallError {
@@ -291,23 +308,30 @@ func (m *Macro) Validate(args json.RawMessage) (ValidArgs, *CallError) {
 	if len(bytes.TrimSpace(args)) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
 		args = json.RawMessage(`{}`)
 	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber() // keep integers exact through the round trip
-	var obj any
-	if err := dec.Decode(&obj); err != nil {
-		return ValidArgs{}, &CallError{Code: CodeInvalidArguments, Message: "arguments must be a JSON object", Args: []ArgError{{Pointer: "", Message: err.Error()}}}
+	// Exactly one JSON value, no duplicate keys, valid UTF-8 (DecodeStrict);
+	// numbers stay json.Number, so integers are exact through the round trip.
+	obj, err := DecodeStrict(args)
+	if err != nil {
+		var se *StrictJSONError
+		errors.As(err, &se)
+		return ValidArgs{}, &CallError{Code: CodeInvalidArguments, Message: "arguments must be exactly one JSON object", Args: []ArgError{{Pointer: se.Pointer, Message: se.Error()}}, Err: err}
 	}
 	if _, ok := obj.(map[string]any); !ok {
 		return ValidArgs{}, &CallError{Code: CodeInvalidArguments, Message: "arguments must be a JSON object", Args: []ArgError{{Pointer: "", Message: "got " + jsonKind(obj)}}}
 	}
+	// Unknown keys are errors (with a "did you mean"): a misspelt optional
+	// key would otherwise run the macro with its default.
+	errs := unknownArgs(m.rawParams, obj, "")
 	obj = applyDefaults(m.rawParams, obj)
 	full, _ := json.Marshal(obj)
 	res, err := schema.Validate(gojsonschema.NewBytesLoader(full))
 	if err != nil {
 		return ValidArgs{}, &CallError{Code: CodeInvalidArguments, Message: err.Error(), Err: err}
 	}
-	var errs []ArgError
 	for _, e := range res.Errors() {
+		if e.Type() == "additional_property_not_allowed" {
+			continue // reported by unknownArgs, with a suggestion
+		}
 		errs = append(errs, ArgError{Pointer: pointer(e), Message: e.Description()})
 	}
 	if m.Check != nil {

@@ -105,7 +105,7 @@ func TestDispatch(t *testing.T) {
 	}{
 		{name: "ok with default applied", call: Call{Name: "greet", Args: json.RawMessage(`{"name":"Ada"}`)}, wantOK: true, wantRes: `{"greeting":"hello Ada (free)"}`},
 		{name: "unknown macro", call: Call{Name: "nope"}, wantCode: CodeMacroNotFound},
-		{name: "invalid args with pointers", call: Call{Name: "greet", Args: json.RawMessage(`{"tier":"gold","count":0,"extra":1}`)}, wantCode: CodeInvalidArguments, wantPtrs: []string{"", "/count", "/name", "/tier"}},
+		{name: "invalid args with pointers", call: Call{Name: "greet", Args: json.RawMessage(`{"tier":"gold","count":0,"extra":1}`)}, wantCode: CodeInvalidArguments, wantPtrs: []string{"/count", "/extra", "/name", "/tier"}},
 		{name: "args not an object", call: Call{Name: "greet", Args: json.RawMessage(`[1]`)}, wantCode: CodeInvalidArguments},
 		{name: "dangerous without approver", call: Call{Name: "wipe"}, wantCode: CodeApprovalRequired},
 		{name: "dangerous declined", call: Call{Name: "wipe"}, approver: approve(false, nil), wantCode: CodeApprovalDenied},

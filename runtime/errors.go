@@ -28,6 +28,10 @@ const (
 	// dangerous run or a secret read, so nothing ran (a consequential
 	// action never happens unaudited).
 	CodeAuditFailed ErrorCode = "audit_failed"
+	// CodeLogFailed: the call's tool_call record could not be written to
+	// the session log, so it did not run (an unlogged effect is not
+	// auditable); as Outcome.LogError, its result could not be written.
+	CodeLogFailed ErrorCode = "log_failed"
 )
 
 // ArgError is one schema violation, located by a JSON pointer into the

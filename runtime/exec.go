@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -70,6 +71,9 @@ type Exec struct {
 	macro   *Macro
 	secrets []string
 	depth   int
+	// env holds the values RequireEnv returned to this call; one that a
+	// page URL carries past its start becomes a secret (urlSecrets).
+	env []string
 
 	mu      sync.Mutex
 	page    *engine.Page
@@ -116,6 +120,11 @@ func (x *Exec) record(r StepRecord) {
 		r.Checks[i].Actual = redact.String(r.Checks[i].Actual, x.secrets)
 	}
 	r.Message = redact.String(r.Message, x.secrets)
+	for k, v := range r.Detail {
+		if s, ok := v.(string); ok {
+			r.Detail[k] = redact.String(s, x.secrets) // a goto's url, an element's name
+		}
+	}
 	root := x
 	for root.parent != nil {
 		root = root.parent
@@ -527,6 +536,49 @@ func (x *Exec) Call(ctx context.Context, path, name string, args any) (json.RawM
 	x.record(rec)
 	return res, nil
 }
+
+// urlSecrets makes secret, for the rest of the call, every environment
+// value this call read that a page URL carries anywhere but at its start:
+// `{{ env.DEMO_URL }}/login` is a site's address, `...?api_key={{
+// env.API_KEY }}` is a credential, and the engine records, and the page
+// reports, the URL it went to. The value joins the call's secrets (and its
+// URL-escaped spellings), the page's and the session log's, before the
+// step runs. spec's check refuses such specs; this covers what it cannot
+// see (raw macros, values that came out of the environment unannounced).
+func (x *Exec) urlSecrets(rawURL string) {
+	var found []string
+	for e := x; e != nil; e = e.parent {
+		for _, v := range e.env {
+			if len(v) >= minURLSecret && strings.Index(rawURL, v) > 0 && !slices.Contains(x.secrets, v) {
+				found = append(found, v)
+			}
+		}
+	}
+	if len(found) == 0 {
+		return
+	}
+	forms := redact.Forms(found, url.QueryEscape, url.PathEscape)
+	x.secrets = append(x.secrets, forms...)
+	root := x.root()
+	if root != x {
+		root.secrets = append(root.secrets, forms...) // the page, opened by the root, gets them
+	}
+	root.mu.Lock()
+	p := root.page
+	root.mu.Unlock()
+	for _, s := range forms {
+		if p != nil {
+			p.AddSecret(s)
+		}
+		if x.d != nil && x.d.Log != nil {
+			x.d.Log.AddSecret(s)
+		}
+	}
+}
+
+// minURLSecret is the shortest environment value urlSecrets redacts:
+// shorter ones ("1", "en") would blank out unrelated text.
+const minURLSecret = 4
 
 // allSecrets returns the secrets of this call and of every call above it.
 func (x *Exec) allSecrets() []string {

@@ -57,6 +57,7 @@ func (x *Exec) RequireEnv(name string) (string, error) {
 	if v == "" {
 		return "", &CallError{Code: CodeInternal, Message: fmt.Sprintf("environment variable %s is not set: macro %s reads {{ env.%s }}; set it where the runtime runs", name, x.macroName(), name)}
 	}
+	x.env = append(x.env, v) // a page URL may make it a secret (urlSecrets)
 	return v, nil
 }
 

@@ -147,6 +147,7 @@ func (x *Exec) DoIn(ctx context.Context, path string, ts TabStep, step engine.St
 	rec := StepRecord{Path: path, Kind: string(step.Action), Status: "passed", Tab: in}
 	sites := x.d.sites(ctx)
 	if step.Action == vocab.ActGoto {
+		x.urlSecrets(step.URL)
 		if err := sites.Check(step.URL); err != nil {
 			return x.siteFail(ctx, rec, err)
 		}

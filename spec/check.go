@@ -104,6 +104,7 @@ func (c *checker) check() {
 	s.Calls = sortedSet(c.calls)
 	s.Primitives = sortedSet(c.prims)
 	s.callSites = c.sites
+	c.unverifiedEffects()
 }
 
 func sortedSet(m map[string]bool) []string {
@@ -486,6 +487,7 @@ func (c *checker) step(s *Step, sc *scope) {
 	switch s.Kind {
 	case StepGoto:
 		c.url(s.URL, sc, path, "a URL")
+		c.envInPageURL(s.URL, path)
 	case StepClick, StepHover, StepCheck, StepUncheck:
 		c.target(s.Target, sc, path)
 	case StepFill:

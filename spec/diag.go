@@ -114,9 +114,16 @@ func (ds Diagnostics) normalize() Diagnostics {
 type reporter struct {
 	file  string
 	diags Diagnostics
+	// guarded counts the safely calls running, which stop on tooMany;
+	// capped is set once MaxDiagnostics were reported (see limits.go).
+	guarded int
+	capped  bool
 }
 
 func (r *reporter) at(pos Pos, path, format string, args ...any) {
+	if r.full(pos) {
+		return
+	}
 	file := pos.File
 	if file == "" {
 		file = r.file

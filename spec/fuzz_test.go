@@ -9,7 +9,7 @@ import (
 )
 
 // FuzzParseFile checks that no input makes ParseFile (or LoadFiles) panic,
-// hit an internal error, or return unsorted diagnostics. The seed corpus is
+// hit an internal error, or return unsorted or unpositioned diagnostics. The seed corpus is
 // every spec of the golden corpus (golden/*/macros.d), valid and invalid.
 func FuzzParseFile(f *testing.F) {
 	paths, _ := filepath.Glob("../golden/*/macros.d/*.yaml")
@@ -40,6 +40,9 @@ func FuzzParseFile(f *testing.F) {
 			}
 			if d.File != "f.yaml" {
 				t.Fatalf("diagnostic without file: %s", d)
+			}
+			if d.Line < 1 {
+				t.Fatalf("diagnostic without a line: %s", d)
 			}
 		}
 		if len(diags) == 0 && s == nil {

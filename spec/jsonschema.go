@@ -55,6 +55,8 @@ func buildJSONSchema() jobj {
 	tru := jobj{"const": true}
 	timeout := jref("duration")
 	tab := jref("name")
+	// unverified: why no post-condition checks an effect (spec/unverified.go).
+	reason := jobj{"type": "string", "pattern": `\S+\s+\S+\s+\S+`, "description": "why no post-condition can check this effect (at least 3 words)"}
 
 	locators := jobj{}
 	for _, k := range locatorKeys {
@@ -205,26 +207,28 @@ func buildJSONSchema() jobj {
 	steps["retry"] = jobj{"type": "integer", "minimum": 0, "maximum": MaxRetry}
 	steps["tab"] = tab
 	steps["acknowledge"] = jobj{"type": "string", "minLength": 1, "description": "why a consequential action (Delete, Send, Pay...) belongs in a macro not marked dangerous"}
+	steps["unverified"] = reason
 	step := closed(steps)
 	step["oneOf"] = exactlyOne(stepKindNames()...)
 
 	anyArgs := jobj{"type": "object"}
 	top := closed(jobj{
 		"macrokit":    jobj{"const": FormatVersion, "description": "spec format version"},
-		"name":        jref("name"),
+		"name":        jobj{"type": "string", "pattern": snakeRE.String(), "maxLength": MaxNameLen},
 		"version":     jobj{"type": "string", "pattern": semverRE.String()},
-		"intent":      jobj{"type": "string", "minLength": 1},
-		"description": str,
+		"intent":      jobj{"type": "string", "minLength": 1, "maxLength": MaxTextLen},
+		"description": jobj{"type": "string", "maxLength": MaxTextLen},
 		"risk":        jobj{"enum": riskNames},
 		"params":      jobj{"type": "object", "description": "JSON Schema (draft-07) of the arguments"},
 		"result":      jobj{"type": "object", "description": "JSON Schema (draft-07) of the result"},
-		"examples": jobj{"type": "array", "items": closed(jobj{"say": jobj{"type": "string", "minLength": 1},
+		"examples": jobj{"type": "array", "items": closed(jobj{"say": jobj{"type": "string", "minLength": 1, "maxLength": MaxTextLen},
 			"args": anyArgs}, "say")},
 		"steps":   jref("steps"),
 		"returns": anyOf(jobj{"type": "object"}, str),
-		"tests": jobj{"type": "array", "items": closed(jobj{"name": jobj{"type": "string", "minLength": 1},
+		"tests": jobj{"type": "array", "items": closed(jobj{"name": jobj{"type": "string", "minLength": 1, "maxLength": MaxTestNameLen},
 			"args": anyArgs, "want": jobj{"type": "object"}, "want_error": str,
 			"site": jobj{"type": "string", "pattern": snakeRE.String()}}, "name")},
+		"unverified": reason,
 	}, "macrokit", "name", "version", "intent", "risk", "steps")
 	top["$schema"] = "http://json-schema.org/draft-07/schema#"
 	top["title"] = "macrokit macro spec (format 1)"
@@ -235,7 +239,7 @@ func buildJSONSchema() jobj {
 		"duration":  jobj{"type": "string", "pattern": `^([0-9]+(\.[0-9]*)?(ns|us|µs|ms|s|m|h))+$`},
 		"target":    target,
 		"condition": condition,
-		"steps":     jobj{"type": "array", "minItems": 1, "items": jref("step")},
+		"steps":     jobj{"type": "array", "minItems": 1, "maxItems": MaxSteps, "items": jref("step")},
 		"step":      step,
 	}
 	return top

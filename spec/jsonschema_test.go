@@ -66,7 +66,8 @@ func TestJSONSchemaAcceptsValidSpecs(t *testing.T) {
 func TestJSONSchemaRejectsInvalidSpecs(t *testing.T) {
 	s := formatSchema(t)
 	for _, name := range []string{"unknown_keys", "bad_role", "bad_steps", "bad_targets", "missing_required",
-		"bad_foreach", "bad_conditions", "bad_header", "bad_http", "bad_extract", "bad_durations"} {
+		"bad_foreach", "bad_conditions", "bad_header", "bad_http", "bad_extract", "bad_durations",
+		"ten_thousand", "sixty_five", "long_text", "top_level"} {
 		path := corpusSpec(t, name)
 		res, err := s.Validate(gojsonschema.NewGoLoader(yamlToJSON(t, path)))
 		if err != nil {

@@ -24,6 +24,7 @@ steps:
       then:
         - click: {role: button, name: Delete user}
           acknowledge: a fixture of lint findings; deleting is incidental
+          expect: [{text_absent: "{{ email }}"}]
 `)},
 		{Path: "macros.d/b.yaml", Data: []byte(`macrokit: 1
 name: drop_user
@@ -39,6 +40,7 @@ examples:
 steps:
   - goto: "https://example.com/users?q={{ email }}"
   - click: {role: button, name: Delete user}
+    expect: [{text_absent: "{{ email }}"}]
 tests:
   - name: removes
     args: {email: bob@example.com}

@@ -3,7 +3,6 @@ package spec
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -88,7 +87,7 @@ func LoadDir(dir string, opts Options) (*Set, Diagnostics) {
 		if ext != ".yaml" && ext != ".yml" {
 			return nil
 		}
-		data, rerr := os.ReadFile(path)
+		data, rerr := readSpec(path)
 		if rerr != nil {
 			diags = append(diags, Diagnostic{File: path, Msg: ioMessage(rerr)})
 			return nil

@@ -71,6 +71,11 @@ type Spec struct {
 	// Value), or nil when the macro returns nothing.
 	Returns *Value
 	Tests   []*Test // end-to-end tests
+	// Unverified, when set, is the spec's reason why some effects of the
+	// macro are not checked by any post-condition (`unverified:` at the top
+	// level): check then accepts them. UnverifiedPos is where it is.
+	Unverified    string
+	UnverifiedPos Pos
 
 	// Filled by the checker:
 
@@ -280,6 +285,10 @@ type Step struct {
 	// dangerous; "" when not given. AcknowledgePos is where it is.
 	Acknowledge    string
 	AcknowledgePos Pos
+	// Unverified, when set, is the reason no post-condition checks this
+	// effectful step (`unverified:` on the step); UnverifiedPos is where.
+	Unverified    string
+	UnverifiedPos Pos
 }
 
 // Target says which element a step acts on. Exactly one locator (Role,

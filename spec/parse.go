@@ -15,7 +15,7 @@ import (
 
 // topKeys are the keys of a spec file.
 var topKeys = []string{"macrokit", "name", "version", "intent", "description", "risk", "params",
-	"result", "examples", "steps", "returns", "tests"}
+	"result", "examples", "steps", "returns", "tests", "unverified"}
 
 var riskNames = []string{string(RiskRead), string(RiskAct), string(RiskDangerous)}
 
@@ -48,8 +48,13 @@ func parseOnly(path string, data []byte) (s *Spec, r *reporter) {
 // safely turns a panic into a diagnostic: a bug in this package must not
 // take down the tool that reads specs.
 func safely(r *reporter, path string, f func()) {
+	r.guarded++
 	defer func() {
+		r.guarded--
 		if e := recover(); e != nil {
+			if _, stop := e.(tooMany); stop {
+				return
+			}
 			r.diags = append(r.diags, Diagnostic{File: path, Msg: fmt.Sprintf("internal error: %v (please report this spec)", e)})
 		}
 	}()
@@ -65,16 +70,22 @@ func (p *parser) yamlError(err error) {
 		p.at(Pos{File: p.file, Line: line}, "", "invalid YAML: %s", m[2])
 		return
 	}
-	p.at(Pos{File: p.file}, "", "invalid YAML: %s", strings.TrimPrefix(msg, "yaml: "))
+	// yaml.v3 leaves the line out when the problem (and its context) are
+	// on the first line, which it counts as line 0.
+	p.at(Pos{File: p.file, Line: 1}, "", "invalid YAML: %s", strings.TrimPrefix(msg, "yaml: "))
 }
 
 func (p *parser) parse(data []byte) *Spec {
+	data, ok := p.source(data)
+	if !ok {
+		return nil
+	}
 	p.lines = strings.Split(string(data), "\n")
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			p.at(Pos{File: p.file}, "", "empty spec file: expected a mapping with macrokit, name, version, intent, risk and steps")
+			p.at(Pos{File: p.file, Line: 1, Col: 1}, "", "empty spec file: expected a mapping with macrokit, name, version, intent, risk and steps")
 		} else {
 			p.yamlError(err)
 		}
@@ -87,11 +98,11 @@ func (p *parser) parse(data []byte) *Spec {
 		p.yamlError(err)
 	}
 	if len(doc.Content) == 0 {
-		p.at(Pos{File: p.file}, "", "empty spec file")
+		p.at(Pos{File: p.file, Line: 1, Col: 1}, "", "empty spec file")
 		return nil
 	}
 	root := doc.Content[0]
-	if !p.checkAliases(root) {
+	if !p.checkShape(root) || !p.checkAliases(root) {
 		return nil
 	}
 	root = resolve(root)
@@ -116,6 +127,7 @@ func (p *parser) spec(root *yaml.Node) *Spec {
 		if name, ok := p.name(n, "name"); ok {
 			s.Name = name
 			switch {
+			case p.longName(n, "name", name):
 			case !snakeRE.MatchString(name):
 				p.errf(n, "name", "macro name %q must be snake_case: a lower-case letter, then lower-case letters, digits or underscores", name)
 			case goKeywords[name]:
@@ -140,6 +152,7 @@ func (p *parser) spec(root *yaml.Node) *Spec {
 	if n := m.get("intent"); n != nil {
 		if v, ok := p.text(n, "intent"); ok {
 			s.Intent = strings.TrimSpace(v)
+			p.checkText(n, "intent", "intent", v)
 			switch {
 			case s.Intent == "":
 				p.errf(n, "intent", "intent must not be empty: say in one line what the macro does")
@@ -150,6 +163,7 @@ func (p *parser) spec(root *yaml.Node) *Spec {
 	}
 	if n := m.get("description"); n != nil {
 		s.Description, _ = p.text(n, "description")
+		p.checkText(n, "description", "description", s.Description)
 	}
 	if n := m.get("risk"); n != nil {
 		if v, ok := p.oneOf(n, "risk", "risk", riskNames); ok {
@@ -184,6 +198,9 @@ func (p *parser) spec(root *yaml.Node) *Spec {
 	if n := m.get("tests"); n != nil {
 		s.Tests = p.tests(n, "tests", s)
 	}
+	if n := m.get("unverified"); n != nil {
+		s.Unverified, s.UnverifiedPos = p.reason(n, "unverified")
+	}
 	return s
 }
 
@@ -200,6 +217,7 @@ func (p *parser) examples(n *yaml.Node, path string, s *Spec) []*Example {
 		if m.require("say") {
 			if v, ok := p.text(m.get("say"), m.sub("say")); ok {
 				ex.Say = strings.TrimSpace(v)
+				p.checkText(m.get("say"), m.sub("say"), "say", v)
 				if ex.Say == "" {
 					p.errf(m.get("say"), m.sub("say"), "say must not be empty")
 				}
@@ -251,6 +269,7 @@ func (p *parser) tests(n *yaml.Node, path string, s *Spec) []*Test {
 		if m.require("name") {
 			if v, ok := p.text(m.get("name"), m.sub("name")); ok {
 				t.Name = v
+				p.longTestName(m.get("name"), m.sub("name"), v)
 				if first, dup := names[v]; dup {
 					p.errf(m.get("name"), m.sub("name"), "duplicate test name %q (first at line %d)", v, first)
 				}

@@ -289,7 +289,9 @@ func (p *parser) schemaType(n *yaml.Node, path string, root bool) (*Type, *mappi
 		}
 	}
 	if dn := m.get("description"); dn != nil {
-		p.text(dn, m.sub("description"))
+		if v, ok := p.text(dn, m.sub("description")); ok {
+			p.checkText(dn, m.sub("description"), "description", v)
+		}
 	}
 	return t, m
 }

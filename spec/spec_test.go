@@ -357,7 +357,7 @@ func TestLoadDirPathsAndWalk(t *testing.T) {
 		}
 	}
 	spec := func(name, step string) string {
-		return "macrokit: 1\nname: " + name + "\nversion: 1.0.0\nintent: x\nrisk: act\nsteps:\n  - " + step + "\n"
+		return "macrokit: 1\nname: " + name + "\nversion: 1.0.0\nintent: x\nrisk: read\nsteps:\n  - " + step + "\n"
 	}
 	write("a.yaml", spec("a", "click: {role: buton}"))
 	write("sub/b.yml", spec("b", "call: {macro: a}"))

@@ -11,7 +11,7 @@ import (
 )
 
 // commonStepKeys may appear on any step.
-var commonStepKeys = []string{"expect", "timeout", "retry", "tab", "acknowledge"}
+var commonStepKeys = []string{"expect", "timeout", "retry", "tab", "acknowledge", "unverified"}
 
 // stepKeys are the keys of each step kind's mapping form.
 var stepKeys = map[StepKind][]string{
@@ -55,6 +55,7 @@ func (p *parser) steps(n *yaml.Node, path string) []*Step {
 	if len(items) == 0 {
 		p.errf(n, path, "needs at least one step")
 	}
+	p.countSteps(items, path)
 	var out []*Step
 	for i, it := range items {
 		if s := p.step(it, index(path, i)); s != nil {
@@ -123,6 +124,9 @@ func (p *parser) step(n *yaml.Node, path string) *Step {
 				p.errf(an, m.sub("acknowledge"), "acknowledge needs a reason: why this consequential action belongs in a macro not marked dangerous")
 			}
 		}
+	}
+	if un := m.get("unverified"); un != nil {
+		s.Unverified, s.UnverifiedPos = p.reason(un, m.sub("unverified"))
 	}
 	return s
 }

@@ -21,6 +21,11 @@ type parser struct {
 	reporter
 	lines []string // source lines, to place references inside strings
 	cut   map[*yaml.Node]bool
+	// nsteps counts the macro's steps so far, against MaxSteps.
+	nsteps int
+	// scalars and runeOffs let offsetPos place references in linear time.
+	scalars  map[*yaml.Node]*scalarAt
+	runeOffs map[int][]int
 }
 
 func (p *parser) pos(n *yaml.Node) Pos {
@@ -408,23 +413,75 @@ func (p *parser) templateOf(n *yaml.Node, s, path string) *Template {
 
 // offsetPos places byte offset off of scalar value s, when the scalar is
 // written on one line exactly as its value (plain, or quoted without
-// escapes); otherwise it returns the scalar's position.
+// escapes); otherwise it returns the scalar's position. It is linear: the
+// scalar's start is found once, each line is indexed once, and characters
+// are counted on from the offset placed last.
 func (p *parser) offsetPos(n *yaml.Node, s string, off int) Pos {
 	pos := p.pos(n)
-	if n == nil || n.Line < 1 || n.Line > len(p.lines) || off > len(s) {
+	if n == nil || off > len(s) {
 		return pos
 	}
-	line := []rune(p.lines[n.Line-1])
+	at := p.scalarStart(n, s)
+	if at.col == 0 {
+		return pos
+	}
+	if off < at.off {
+		at.off, at.runes = 0, 0
+	}
+	at.runes += utf8.RuneCountInString(s[at.off:off])
+	at.off = off
+	pos.Col = at.col + at.runes
+	return pos
+}
+
+// scalarAt is where a scalar's value starts in its line, and the offset
+// offsetPos placed last in it.
+type scalarAt struct {
+	col   int // 1-based column of the value's first character; 0: not written verbatim
+	off   int // the byte offset placed last
+	runes int // the characters before it
+}
+
+func (p *parser) scalarStart(n *yaml.Node, s string) *scalarAt {
+	if a := p.scalars[n]; a != nil {
+		return a
+	}
+	if p.scalars == nil {
+		p.scalars = map[*yaml.Node]*scalarAt{}
+	}
+	a := &scalarAt{}
+	p.scalars[n] = a
+	if n.Line < 1 || n.Line > len(p.lines) || n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return a
+	}
 	start := n.Column - 1
 	if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
 		start++
 	}
-	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 || start < 0 || start > len(line) {
-		return pos
+	b := p.runeOffset(n.Line, start)
+	if b >= 0 && strings.HasPrefix(p.lines[n.Line-1][b:], s) {
+		a.col = start + 1
 	}
-	if !strings.HasPrefix(string(line[start:]), s) {
-		return pos
+	return a
+}
+
+// runeOffset is the byte offset of character i (0-based) of line (1-based),
+// len(line) for i at its end, and -1 beyond; each line is indexed once.
+func (p *parser) runeOffset(line, i int) int {
+	offs, ok := p.runeOffs[line]
+	if !ok {
+		if p.runeOffs == nil {
+			p.runeOffs = map[int][]int{}
+		}
+		l := p.lines[line-1]
+		for b := range l {
+			offs = append(offs, b)
+		}
+		offs = append(offs, len(l))
+		p.runeOffs[line] = offs
 	}
-	pos.Col = start + 1 + utf8.RuneCountInString(s[:off])
-	return pos
+	if i < 0 || i >= len(offs) {
+		return -1
+	}
+	return offs[i]
 }

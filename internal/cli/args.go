@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 
+	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/urfave/cli/v2"
 )
 
@@ -100,6 +102,23 @@ func findCommand(cmds []*cli.Command, name string) *cli.Command {
 				return c
 			}
 		}
+	}
+	return nil
+}
+
+// unknownParam is the error of `--arg k=v` for a k the macro does not
+// declare, with the "did you mean" the runtime gives unknown keys on every
+// channel (runtime.Suggest).
+func unknownParam(m *runtime.Macro, k string, known []string) error {
+	return fmt.Errorf("--arg %s: %s has no parameter %q%s (parameters: %s)", k, m.Name, k, runtime.Suggest(k, known), strings.Join(known, ", "))
+}
+
+// strictArgsJSON refuses --args-json that the runtime would refuse over
+// HTTP or MCP (runtime.DecodeStrict): decoding it into a map first would
+// hide a duplicate key (the last one silently wins).
+func strictArgsJSON(s string) error {
+	if _, err := runtime.DecodeStrict([]byte(s)); err != nil {
+		return fmt.Errorf("--args-json: %w", err)
 	}
 	return nil
 }

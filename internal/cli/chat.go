@@ -160,13 +160,16 @@ func runAsk(ctx context.Context, env *Env, opts AskOptions) error {
 }
 
 // turnExit maps a turn to the exit code: 0 for a reply or a macro whose
-// checks passed, 1 for anything that did not do what was asked.
+// checks passed, 1 for anything that did not do what was asked, 3 for a
+// macro that ran with an effect unchecked (verdict unverified).
 func turnExit(res *route.TurnResult) error {
 	switch {
 	case res.Decision == route.DecisionFailed, res.Decision == route.DecisionBailedOut, res.Decision == route.DecisionStepCap:
 		return Silent
 	case res.Outcome != nil && !res.Outcome.OK:
 		return Silent
+	case res.Outcome != nil:
+		return verdictExit(res.Outcome.Verdict)
 	}
 	return nil
 }
@@ -215,6 +218,9 @@ func PrintTurn(w io.Writer, res *route.TurnResult, verbose bool) {
 		}
 		v := o.Verification
 		fmt.Fprintf(w, "     checks: %d passed, %d failed, %d unverifiable\n", v.Passed, v.Failed, v.Unverifiable)
+		if o.OK && o.Verdict == sessionlog.VerdictUnverified {
+			fmt.Fprintf(w, "     %s\n", unverifiedWhy(v.Unchecked))
+		}
 		if !verbose {
 			for _, ch := range checkLines(v.Checks) {
 				fmt.Fprintf(w, "       %s\n", ch)
@@ -405,7 +411,7 @@ func runChat(ctx context.Context, env *Env, opts RouterOptions) error {
 			res, _ := conv.Turn(ctx, text)
 			if res != nil {
 				if !tty {
-					fmt.Fprintf(env.Stdout, "> %s\n", text)
+					fmt.Fprintf(env.Stdout, "> %s\n", res.Request) // as typed, secrets redacted
 				}
 				PrintTurn(env.Stdout, res, opts.Verbose)
 				failed = failed || turnExit(res) != nil

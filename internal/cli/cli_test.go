@@ -52,6 +52,8 @@ func TestCLIUsageAndExitCodes(t *testing.T) {
 		{name: "run unknown macro", args: []string{"run", "add_custmer"}, code: 2, stderr: `did you mean "add_customer"`},
 		{name: "run no macro", args: []string{"run"}, code: 2},
 		{name: "run bad arg", args: []string{"run", "add_customer", "--arg", "nope=1"}, code: 2, stderr: `has no parameter "nope"`},
+		{name: "run duplicate key", args: []string{"run", "add_customer", "--args-json", `{"name":"Ada","name":"Bob"}`}, code: 2, stderr: `duplicate key "name"`},
+		{name: "run misspelt arg", args: []string{"run", "add_customer", "--arg", "teir=pro"}, code: 2, stderr: `has no parameter "teir" (did you mean "tier"?)`},
 		{name: "run invalid args", args: []string{"run", "add_customer", "--session-dir=", "--arg", "name=Ada", "--arg", "email=not-an-email"}, code: 2, stdout: "/email"},
 		{name: "run bad format", args: []string{"run", "add_customer", "--format", "yaml"}, code: 2},
 		{name: "generate up to date", args: []string{"generate", "--check", "--macros", "../../macros.d", "--primitives", "../ghprim", "--out", "../../generated"}, code: 0},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/urfave/cli/v2"
 )
 
@@ -12,6 +13,9 @@ const (
 	ExitOK      = 0
 	ExitFailure = 1 // the command ran and found a failure (or a diff)
 	ExitUsage   = 2 // bad flags, arguments or unreadable input
+	// ExitUnverified: the macro ran without failing, but an effect it had
+	// went unchecked (verdict unverified): not a pass (run, ask, test).
+	ExitUnverified = 3
 )
 
 // ExitError carries an exit code through urfave/cli.
@@ -43,6 +47,19 @@ func Failf(format string, args ...any) error {
 
 // Silent is a failure whose details were already printed.
 var Silent = &ExitError{Code: ExitFailure}
+
+// SilentUnverified is an unverified verdict whose details were already
+// printed (exit 3).
+var SilentUnverified = &ExitError{Code: ExitUnverified}
+
+// verdictExit is the exit of a call that did not fail: nil when passed,
+// SilentUnverified when unverified.
+func verdictExit(v sessionlog.Verdict) error {
+	if v == sessionlog.VerdictUnverified {
+		return SilentUnverified
+	}
+	return nil
+}
 
 // noArgs refuses positional arguments beyond the first max: a
 // shell-expanded glob must not lose its tail silently.

@@ -224,7 +224,7 @@ func TestInitBuildsAndRuns(t *testing.T) {
 		t.Errorf("list: %+v", tools)
 	}
 	list := sh(bin, "sessions", "list")
-	if lines := strings.Split(strings.TrimSpace(list), "\n"); len(lines) != 2 || !strings.Contains(lines[1], " run ") || !strings.HasSuffix(lines[1], "1     1        0") {
+	if lines := strings.Split(strings.TrimSpace(list), "\n"); len(lines) != 2 || !strings.Contains(lines[1], " run ") || !strings.HasSuffix(lines[1], "1     1        0           0") {
 		t.Errorf("sessions list:\n%s", list)
 	}
 	if show := sh(bin, "sessions", "show", "last"); !strings.Contains(show, `-> greet {"name":"Ada"}`) || !strings.Contains(show, `"greeting":"Hello, Ada."`) {

@@ -134,11 +134,13 @@ func NewModels(cfg *Config, o ModelOptions) (*Models, error) {
 			return nil, Failf("--record: %v", err)
 		}
 		rec := llm.NewRecorder(ms.Primary, f)
+		rec.SetSecrets(answerSecrets(cfg))
 		ms.Primary = rec
 		// Recorders first: Close checks them before the file closes.
 		ms.closers = append(ms.closers, rec)
 		if ms.Fallback != nil {
 			fb := llm.NewRecorder(ms.Fallback, f)
+			fb.SetSecrets(answerSecrets(cfg))
 			ms.Fallback = fb
 			ms.closers = append(ms.closers, fb)
 		}

@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/macrokit/macrokit-go/llm"
 	"github.com/macrokit/macrokit-go/runtime/fixture"
+	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/urfave/cli/v2"
 )
 
@@ -22,6 +25,29 @@ const (
 // recordFlag is `--record DIR` of run (ask and chat have it in ModelFlags).
 func recordFlag() cli.Flag {
 	return &cli.StringFlag{Name: "record", Usage: "record into this directory: the http steps' exchanges under DIR/" + RecordHTTPDir + "/<macro>.jsonl, secrets redacted (see docs/fixtures.md)"}
+}
+
+// answerSecrets finds, for the model recorder, the values a model's answer
+// gives the secret parameters of cfg's macros (the router hides the values
+// it already knows behind placeholders; this is for the first time a value
+// with no credential's shape is routed to a secret parameter).
+func answerSecrets(cfg *Config) func(*llm.Response) []string {
+	return func(resp *llm.Response) []string {
+		var out []string
+		for _, tc := range resp.ToolCalls {
+			m, ok := cfg.Registry.Lookup(tc.Name)
+			if !ok {
+				continue
+			}
+			norm, _ := m.NormalizeArgs(tc.Args)
+			for _, v := range append(m.SecretsIn(context.Background(), norm), m.SecretsIn(context.Background(), tc.Args)...) {
+				if !route.IsPlaceholder(v) {
+					out = append(out, v)
+				}
+			}
+		}
+		return out
+	}
 }
 
 // recordDir prepares a --record directory: it is created when missing, and

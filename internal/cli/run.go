@@ -119,7 +119,7 @@ func runRun(ctx context.Context, env *Env, opts RunOptions) error {
 		}
 		return Silent
 	}
-	return nil
+	return verdictExit(out.Verdict)
 }
 
 // BuildArgs assembles a call's JSON arguments from --args-json and --arg
@@ -127,6 +127,9 @@ func runRun(ctx context.Context, env *Env, opts RunOptions) error {
 func BuildArgs(m *runtime.Macro, argsJSON string, kvs []string) (json.RawMessage, error) {
 	obj := map[string]any{}
 	if strings.TrimSpace(argsJSON) != "" {
+		if err := strictArgsJSON(argsJSON); err != nil {
+			return nil, err
+		}
 		if err := json.Unmarshal([]byte(argsJSON), &obj); err != nil {
 			return nil, fmt.Errorf("--args-json: %w", err)
 		}
@@ -139,7 +142,7 @@ func BuildArgs(m *runtime.Macro, argsJSON string, kvs []string) (json.RawMessage
 		}
 		t, known := types[k]
 		if !known {
-			return nil, fmt.Errorf("--arg %s: %s has no parameter %q (parameters: %s)", k, m.Name, k, strings.Join(sortedKeys(types), ", "))
+			return nil, unknownParam(m, k, sortedKeys(types))
 		}
 		val, err := typedValue(t, v)
 		if err != nil {
@@ -221,8 +224,11 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 // step with its checks, then the result or the error.
 func PrintOutcome(w io.Writer, out *runtime.Outcome) {
 	status := "passed"
-	if !out.OK {
+	switch {
+	case !out.OK:
 		status = "FAILED"
+	case out.Verdict == sessionlog.VerdictUnverified:
+		status = "unverified"
 	}
 	v := out.Verification
 	fmt.Fprintf(w, "%s: %s in %s (%d steps; checks: %d passed, %d failed, %d unverifiable)\n",
@@ -253,6 +259,9 @@ func PrintOutcome(w io.Writer, out *runtime.Outcome) {
 		if s.Status != "passed" && s.Message != "" {
 			fmt.Fprintf(w, "         %s\n", s.Message)
 		}
+	}
+	if out.OK && out.Verdict == sessionlog.VerdictUnverified {
+		fmt.Fprintln(w, unverifiedWhy(out.Verification.Unchecked))
 	}
 	if out.OK {
 		fmt.Fprintf(w, "result: %s\n", out.Result)

@@ -34,11 +34,19 @@ func ServeCommand(cfg *Config) *cli.Command {
 		&cli.StringFlag{Name: "approval", Usage: "dangerous macros: ask (MCP elicitation where the client supports it, else refused; always refused on the HTTP API), yes, deny (default: approval.policy of macrokit.yaml, else ask)"},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve dangerous macros without asking (same as --approval yes)"},
 		&cli.StringFlag{Name: "session-dir", Value: sessionlog.DefaultDir, Usage: "where the session log goes (empty: no log)"},
+		&cli.IntFlag{Name: "session-max-mb", Value: sessionlog.DefaultMaxFileBytes >> 20, Usage: "continue the session log in a new file (<id>.<n>.jsonl) once it reaches this many MiB (0: never)"},
 		&cli.IntFlag{Name: "top-k", Value: catalog.DefaultK, Usage: "POST /v1/ask: macros offered per turn when the registry is larger than --catalog-threshold"},
 		&cli.StringFlag{Name: "token-env", Value: EnvServeToken, Usage: "--http: the environment variable holding the bearer token(s) clients must send (comma-separated for rotation; at least 16 characters each); when it is set, every endpoint but GET /healthz needs one"},
 		&cli.BoolFlag{Name: "no-auth", Usage: "--http: allow listening beyond loopback without a token (only behind a proxy that authenticates)"},
 		&cli.StringFlag{Name: "tls-cert", Usage: "--http: serve HTTPS with this certificate (PEM; with --tls-key)"},
 		&cli.StringFlag{Name: "tls-key", Usage: "--http: the certificate's private key (PEM)"},
+		&cli.DurationFlag{Name: "read-header-timeout", Value: serve.DefaultReadHeaderTimeout, Usage: "--http: time a client has to send a request's headers"},
+		&cli.DurationFlag{Name: "body-timeout", Value: serve.DefaultBodyTimeout, Usage: "--http: time a client has to send a request's body (not counted against the call)"},
+		&cli.DurationFlag{Name: "idle-timeout", Value: serve.DefaultIdleTimeout, Usage: "--http: close a keep-alive connection idle this long"},
+		&cli.DurationFlag{Name: "write-timeout", Usage: "--http: time to write a /v1 response (/mcp streams are exempt); must exceed --call-timeout", DefaultText: "--call-timeout plus 30s"},
+		&cli.IntFlag{Name: "max-header-bytes", Value: serve.DefaultMaxHeaderBytes, Usage: "--http: bound for a request's line and headers"},
+		&cli.IntFlag{Name: "max-conns", Usage: "--http: open connections at most; at the bound the longest-idle one is closed for a new one",
+			DefaultText: fmt.Sprintf("3/4 of RLIMIT_NOFILE less 64, at most %d: %d here", serve.DefaultMaxConnsCeiling, serve.DefaultMaxConns())},
 		&cli.IntFlag{Name: "catalog-threshold", Value: catalog.DefaultThreshold, Usage: "POST /v1/ask: registry size above which only the top-k relevant macros are offered"},
 	}
 	flags = append(flags, ModelFlags()...)
@@ -58,7 +66,11 @@ func ServeCommand(cfg *Config) *cli.Command {
 				CallTimeout: c.Duration("call-timeout"), ShutdownTimeout: c.Duration("shutdown-timeout"), Approval: c.String("approval"),
 				Yes: c.Bool("yes"), SessionDir: c.String("session-dir"), TopK: c.Int("top-k"), CatalogThreshold: c.Int("catalog-threshold"),
 				TokenEnv: c.String("token-env"), NoAuth: c.Bool("no-auth"), TLSCert: c.String("tls-cert"), TLSKey: c.String("tls-key"),
+				HTTPLimits: serve.HTTPLimits{ReadHeaderTimeout: c.Duration("read-header-timeout"), BodyTimeout: c.Duration("body-timeout"),
+					IdleTimeout: c.Duration("idle-timeout"), WriteTimeout: c.Duration("write-timeout"), MaxHeaderBytes: c.Int("max-header-bytes"),
+					MaxConns: c.Int("max-conns")},
 				Models: modelOptions(c), Browser: browserOptions(c)}
+			opts.SessionMaxMB = c.Int("session-max-mb")
 			return runServe(c.Context, newEnv(c, cfg), opts)
 		},
 	}
@@ -73,10 +85,12 @@ type ServeOptions struct {
 	Approval                     string
 	Yes                          bool
 	SessionDir                   string
+	SessionMaxMB                 int // rotate the session log at this size (0: never)
 	TopK, CatalogThreshold       int
 	TokenEnv                     string
 	NoAuth                       bool
 	TLSCert, TLSKey              string
+	HTTPLimits                   serve.HTTPLimits // --read-header-timeout, --body-timeout, --idle-timeout, --write-timeout, --max-header-bytes, --max-conns
 	Models                       ModelOptions
 	Browser                      engine.Options
 }
@@ -93,6 +107,12 @@ func runServe(ctx context.Context, env *Env, opts ServeOptions) error {
 	}
 	if opts.CallTimeout <= 0 {
 		return Usagef("--call-timeout must be positive")
+	}
+	if l := opts.HTTPLimits; l.ReadHeaderTimeout < 0 || l.BodyTimeout < 0 || l.IdleTimeout < 0 || l.WriteTimeout < 0 || l.MaxHeaderBytes < 0 || l.MaxConns < 0 {
+		return Usagef("--read-header-timeout, --body-timeout, --idle-timeout, --write-timeout, --max-header-bytes and --max-conns must not be negative")
+	}
+	if l := opts.HTTPLimits; l.WriteTimeout > 0 && l.WriteTimeout <= opts.CallTimeout {
+		return Usagef("--write-timeout (%s) must be longer than --call-timeout (%s), or a slow call's response is cut off", l.WriteTimeout, opts.CallTimeout)
 	}
 	name := opts.Approval
 	if name == "" && cfg.Settings != nil {
@@ -114,9 +134,9 @@ func runServe(ctx context.Context, env *Env, opts ServeOptions) error {
 		Browser:     launcher(opts.Browser),
 		Concurrency: opts.Concurrency, CallTimeout: opts.CallTimeout,
 		Approval: policy, SessionDir: opts.SessionDir, Sites: cfg.SitePolicy(),
-		Refdata: refdata.FromContext(ctx),
-		Audit:   audit.From(ctx),
-		Logger:  slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Refdata: refdata.FromContext(ctx), HTTP: opts.HTTPLimits,
+		Audit:  audit.From(ctx),
+		Logger: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	var models *Models
 	if wantsModel(cfg, opts.Models) {
@@ -135,13 +155,13 @@ func runServe(ctx context.Context, env *Env, opts ServeOptions) error {
 		}
 	}
 	var ln net.Listener
+	var tlsConf *tls.Config
 	scheme := "http"
 	if addr != "" {
 		if so.Tokens, err = serveTokens(cfg, opts.TokenEnv); err != nil {
 			return err
 		}
-		tlsConf, err := serveTLS(opts.TLSCert, opts.TLSKey)
-		if err != nil {
+		if tlsConf, err = serveTLS(opts.TLSCert, opts.TLSKey); err != nil {
 			return err
 		}
 		// Listen before starting anything else, so a taken port is a
@@ -155,7 +175,7 @@ func runServe(ctx context.Context, env *Env, opts ServeOptions) error {
 			return Usagef("--http %s listens beyond this machine: set a bearer token in $%s (see --token-env), or pass --no-auth when a proxy in front authenticates", addr, opts.TokenEnv)
 		}
 		if tlsConf != nil {
-			ln, scheme = tls.NewListener(ln, tlsConf), "https"
+			scheme = "https" // Serve wraps the limited listener in TLS
 		}
 	}
 	srv, err := serve.New(so)
@@ -165,7 +185,7 @@ func runServe(ctx context.Context, env *Env, opts ServeOptions) error {
 		}
 		return Failf("%v", err)
 	}
-	ep := serve.Endpoints{HTTP: ln}
+	ep := serve.Endpoints{HTTP: ln, TLS: tlsConf}
 	var where []string
 	if stdio {
 		ep.Stdin, ep.Stdout = env.Stdin, env.Stdout
@@ -183,11 +203,16 @@ func runServe(ctx context.Context, env *Env, opts ServeOptions) error {
 	// stdout belongs to the MCP protocol: everything else goes to stderr.
 	fmt.Fprintf(env.Stderr, "%s serve: %d macros; %s; concurrency %d, call timeout %s, approval %s",
 		cfg.Name, cfg.Registry.Len(), joinList(where), so.Concurrency, so.CallTimeout, policy)
+	if ln != nil {
+		l := srv.Limits()
+		fmt.Fprintf(env.Stderr, "; at most %d connections (idle %s, headers %s, body %s)", l.MaxConns, l.IdleTimeout, l.ReadHeaderTimeout, l.BodyTimeout)
+	}
 	if models != nil {
 		fmt.Fprintf(env.Stderr, "; /v1/ask with %s", describeModels(models))
 	}
 	fmt.Fprintln(env.Stderr)
 	if l := srv.SessionLog(); l != nil {
+		l.SetMaxFileBytes(int64(opts.SessionMaxMB) << 20)
 		fmt.Fprintf(env.Stderr, "session log: %s\n", l.Path())
 	}
 	if err := srv.Serve(ctx, ep, opts.ShutdownTimeout); err != nil {

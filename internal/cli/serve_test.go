@@ -41,6 +41,8 @@ func TestServeUsage(t *testing.T) {
 		{"beyond loopback without a token", []string{"serve", "--http", "0.0.0.0:0"}, "listens beyond this machine: set a bearer token in $MACROKIT_SERVE_TOKEN"},
 		{"token too short", []string{"serve", "--http", "127.0.0.1:0", "--token-env", "SHORT_TOKEN"}, "$SHORT_TOKEN: a token must be at least 16 characters"},
 		{"tls cert without key", []string{"serve", "--http", "127.0.0.1:0", "--tls-cert", "cert.pem"}, "--tls-cert and --tls-key go together"},
+		{"write timeout shorter than calls", []string{"serve", "--http", "127.0.0.1:0", "--call-timeout", "1m", "--write-timeout", "30s"}, "--write-timeout (30s) must be longer than --call-timeout (1m0s)"},
+		{"negative limit", []string{"serve", "--http", "127.0.0.1:0", "--max-conns", "-1"}, "must not be negative"},
 		{"tls files missing", []string{"serve", "--http", "127.0.0.1:0", "--tls-cert", "/nonexistent/c.pem", "--tls-key", "/nonexistent/k.pem"}, "--tls-cert/--tls-key: open /nonexistent/c.pem"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,6 +126,58 @@ func TestServeMCPStdio(t *testing.T) {
 	})
 	if got := strings.Join(events, " "); got != "system:serve tool_call:mcp-1 tool_result:mcp-1 system:serve_stopped" {
 		t.Errorf("session log: %s", got)
+	}
+}
+
+// TestServeMCPStdioBadLine: `serve --mcp` answers a line that is not
+// JSON-RPC with a parse error (id null) and goes on serving; it exits 0
+// when the client closes stdin. (It exited 1 without a reply.)
+func TestServeMCPStdioBadLine(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr bytes.Buffer
+	exited := make(chan int, 1)
+	go func() {
+		exited <- run(context.Background(), []string{"macrokit", "serve", "--mcp", "--session-dir", ""}, inR, outW, &stderr, func(string) string { return "" })
+		_ = outW.Close()
+	}()
+	out := bufio.NewReader(outR)
+	lines := make(chan string, 4)
+	go func() {
+		for {
+			l, err := out.ReadString('\n')
+			if err != nil {
+				close(lines)
+				return
+			}
+			lines <- l
+		}
+	}()
+	next := func() string {
+		select {
+		case l := <-lines:
+			return l
+		case <-time.After(30 * time.Second):
+			t.Fatal("no reply")
+		}
+		return ""
+	}
+	_, _ = io.WriteString(inW, "this is not JSON-RPC\n")
+	if l := next(); !strings.Contains(l, `"code":-32700`) || !strings.Contains(l, `"id":null`) {
+		t.Fatalf("reply to a bad line: %s", l)
+	}
+	_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`+"\n")
+	if l := next(); !strings.Contains(l, `"id":1`) || !strings.Contains(l, `"result"`) {
+		t.Fatalf("initialize after a bad line: %s", l)
+	}
+	_ = inW.Close()
+	select {
+	case code := <-exited:
+		if code != 0 {
+			t.Fatalf("exit %d\n%s", code, stderr.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("serve --mcp did not exit after stdin closed")
 	}
 }
 

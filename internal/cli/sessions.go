@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -27,7 +28,7 @@ func SessionsCommand(cfg *Config) *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name:  "list",
-				Usage: "one line per session: id, start, turns, calls, failures",
+				Usage: "one line per session: id, start, turns, calls, failures, interrupted calls",
 				Flags: []cli.Flag{dirFlag, fmtFlag},
 				Action: func(c *cli.Context) error {
 					if c.NArg() > 0 {
@@ -71,9 +72,9 @@ func runSessionsList(env *Env, opts SessionsOptions) error {
 		fmt.Fprintf(env.Stderr, "no sessions in %s\n", opts.Dir)
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "%-32s %-20s %-8s %5s %5s %8s\n", "ID", "START", "COMMAND", "TURNS", "CALLS", "FAILURES")
+	fmt.Fprintf(env.Stdout, "%-32s %-20s %-8s %5s %5s %8s %11s\n", "ID", "START", "COMMAND", "TURNS", "CALLS", "FAILURES", "INTERRUPTED")
 	for _, s := range list {
-		fmt.Fprintf(env.Stdout, "%-32s %-20s %-8s %5d %5d %8d", s.ID, s.Start.UTC().Format("2006-01-02 15:04:05Z"), s.Command, s.Turns, s.Calls, s.Failures)
+		fmt.Fprintf(env.Stdout, "%-32s %-20s %-8s %5d %5d %8d %11d", s.ID, s.Start.UTC().Format("2006-01-02 15:04:05Z"), s.Command, s.Turns, s.Calls, s.Failures, s.Interrupted)
 		if s.Torn > 0 {
 			fmt.Fprintf(env.Stdout, "  (%d torn line(s) skipped)", s.Torn)
 		}
@@ -89,15 +90,66 @@ func runSessionsShow(env *Env, ref string, opts SessionsOptions) error {
 	if err != nil {
 		return Usagef("%v", err)
 	}
-	s, err := sessionlog.ReadFile(path)
+	d, err := sessionlog.Digest(path)
 	if err != nil {
 		return Failf("%v", err)
 	}
 	if opts.Format == formatJSON {
-		return writeIndented(env.Stdout, s)
+		err = writeSessionJSON(env.Stdout, d)
+	} else {
+		err = PrintSession(env.Stdout, d)
 	}
-	PrintSession(env.Stdout, s)
+	if err != nil {
+		return Failf("%v", err)
+	}
 	return nil
+}
+
+// writeSessionJSON writes a session as {"summary", "records", "stats"},
+// one record at a time. A record that is an interrupted call carries
+// "interrupted": true.
+func writeSessionJSON(w io.Writer, d *sessionlog.Digested) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	sum, err := json.MarshalIndent(d.Summary, "  ", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(bw, "{\n  \"summary\": %s,\n  \"records\": [", sum)
+	n := 0
+	err = d.Each(func(r sessionlog.Record, interrupted bool) error {
+		var b []byte
+		var err error
+		if interrupted {
+			b, err = json.MarshalIndent(struct {
+				sessionlog.Record
+				Interrupted bool `json:"interrupted"`
+			}{r, true}, "    ", "  ")
+		} else {
+			b, err = json.MarshalIndent(r, "    ", "  ")
+		}
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		n++
+		bw.WriteString("\n    ")
+		_, err = bw.Write(b)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		bw.WriteString("\n  ")
+	}
+	st, err := json.MarshalIndent(d.Stats, "  ", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(bw, "],\n  \"stats\": %s\n}\n", st)
+	return bw.Flush()
 }
 
 func writeIndented(w io.Writer, v any) error {
@@ -110,12 +162,12 @@ func writeIndented(w io.Writer, v any) error {
 // `sessions show --format json` still has.
 var quietEvents = map[string]bool{"catalog": true, "model_response": true, "turn_done": true, "session": true, "run": true}
 
-// PrintSession writes a session as a transcript: per turn, the request,
-// each call with its arguments, its result or error with the checks, the
-// router's events (bail-outs, escalations, salvages, approvals) and the
-// reply.
-func PrintSession(w io.Writer, s *sessionlog.Session) {
-	sum := s.Summary
+// PrintSession writes a session as a transcript, streaming its records:
+// per turn, the request, each call with its arguments, its result or error
+// with the checks (or that it was interrupted), the router's events
+// (bail-outs, escalations, salvages, approvals) and the reply.
+func PrintSession(w io.Writer, d *sessionlog.Digested) error {
+	sum := d.Summary
 	fmt.Fprintf(w, "session %s", sum.ID)
 	if who := strings.TrimSpace(sum.Binary + " " + sum.Command); who != "" {
 		fmt.Fprintf(w, " (%s", who)
@@ -124,11 +176,15 @@ func PrintSession(w io.Writer, s *sessionlog.Session) {
 		}
 		fmt.Fprint(w, ")")
 	}
-	fmt.Fprintf(w, ", %s, %d turn(s), %d call(s), %d failed\n", sum.Start.UTC().Format("2006-01-02 15:04:05Z"), sum.Turns, sum.Calls, sum.Failures)
+	fmt.Fprintf(w, ", %s, %d turn(s), %d call(s), %d failed", sum.Start.UTC().Format("2006-01-02 15:04:05Z"), sum.Turns, sum.Calls, sum.Failures)
+	if sum.Interrupted > 0 {
+		fmt.Fprintf(w, ", %d interrupted", sum.Interrupted)
+	}
+	fmt.Fprintln(w)
 	turn := -1
-	for _, r := range s.Records {
+	err := d.Each(func(r sessionlog.Record, interrupted bool) error {
 		if r.Type == sessionlog.RecSystem && quietEvents[r.Event] {
-			continue
+			return nil
 		}
 		if r.Turn != turn {
 			turn = r.Turn
@@ -147,16 +203,24 @@ func PrintSession(w io.Writer, s *sessionlog.Session) {
 				kind = " (raw)"
 			}
 			fmt.Fprintf(w, "  -> %s%s %s\n", r.Tool, kind, compactJSON(r.Args))
+			if interrupted {
+				fmt.Fprintln(w, "     "+InterruptedNote)
+			}
 		case sessionlog.RecToolResult:
 			printResult(w, r)
 		case sessionlog.RecSystem:
 			printEvent(w, r)
 		}
-	}
+		return nil
+	})
 	if sum.Torn > 0 {
-		fmt.Fprintf(w, "(%d torn or foreign line(s) skipped)\n", sum.Torn)
+		fmt.Fprintf(w, "(%d torn, foreign or oversized line(s) skipped)\n", sum.Torn)
 	}
+	return err
 }
+
+// InterruptedNote is what a transcript says under a call with no result.
+const InterruptedNote = "interrupted (no result: the effect may have happened)"
 
 func printResult(w io.Writer, r sessionlog.Record) {
 	d := time.Duration(r.DurationMS) * time.Millisecond

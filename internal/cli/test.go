@@ -20,6 +20,7 @@ import (
 	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/fixture"
 	"github.com/macrokit/macrokit-go/runtime/refdata"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/urfave/cli/v2"
 )
 
@@ -70,6 +71,9 @@ type TestOptions struct {
 const (
 	TestPassed = "passed"
 	TestFailed = "failed"
+	// TestUnverified: the wants held, but the run's verdict is unverified
+	// (an effect went unchecked): not a pass.
+	TestUnverified = "unverified"
 )
 
 // TestResult is the outcome of one compiled macro test, with the evidence
@@ -78,6 +82,10 @@ type TestResult struct {
 	Macro  string `json:"macro"`
 	Test   string `json:"test"`
 	Status string `json:"status"`
+	// Verdict is the macro call's verdict (passed, failed, unverified) and
+	// Unchecked the effectful steps no check covered.
+	Verdict   sessionlog.Verdict `json:"verdict,omitempty"`
+	Unchecked []string           `json:"unchecked,omitempty"`
 	// Mode is "replay" (http steps answered from the fixture) or "live".
 	Mode string `json:"mode"`
 	// Site is the test's site and SiteURL where it ran; InProcess says the
@@ -109,11 +117,12 @@ type TestResult struct {
 
 // TestReport is the outcome of RunTests.
 type TestReport struct {
-	Tests   []TestResult `json:"tests"`
-	Passed  int          `json:"passed"`
-	Failed  int          `json:"failed"`
-	Drifted int          `json:"drifted"`
-	Updated int          `json:"updated"`
+	Tests      []TestResult `json:"tests"`
+	Passed     int          `json:"passed"`
+	Failed     int          `json:"failed"`
+	Unverified int          `json:"unverified"`
+	Drifted    int          `json:"drifted"`
+	Updated    int          `json:"updated"`
 }
 
 // TestSelectionError is a selection that names no runnable test.
@@ -147,6 +156,8 @@ func RunTests(ctx context.Context, cfg *Config, opts TestOptions) (*TestReport, 
 			switch r.Status {
 			case TestPassed:
 				rep.Passed++
+			case TestUnverified:
+				rep.Unverified++
 			default:
 				rep.Failed++
 			}
@@ -288,8 +299,12 @@ func runTest(ctx context.Context, cfg *Config, opts TestOptions, m *runtime.Macr
 	v := t.Check(out)
 	r.Wants, r.Problem, r.Error = v.Wants, v.Problem, out.Error
 	r.FailedSteps = failedSteps(out.Steps)
+	r.Verdict, r.Unchecked = out.Verdict, out.Verification.Unchecked
 	if v.OK {
 		r.Status = TestPassed
+		if t.WantError == "" && out.Verdict == sessionlog.VerdictUnverified {
+			r.Status = TestUnverified
+		}
 	}
 	if out.Error != nil && out.Error.Code == runtime.CodeApprovalRequired {
 		r.Note = "the macro is dangerous: pass --yes to let tests run it against " + siteDesc(r)
@@ -306,7 +321,7 @@ func runTest(ctx context.Context, cfg *Config, opts TestOptions, m *runtime.Macr
 		}
 	}
 	switch {
-	case opts.Update && r.Status != TestPassed:
+	case opts.Update && r.Status == TestFailed:
 		r.Note = "fixture not updated: the test failed"
 	case opts.Update && len(live) > 0:
 		if err := fixture.WriteFile(path, live); err != nil {
@@ -382,7 +397,10 @@ set, else against a fresh in-process instance when this binary has one.
 --live sends http steps to the network and reports drift from the fixtures
 (a failure with --fail-on-drift); --update does that and rewrites the
 fixtures of the tests that pass.
-Exit status: 0 every test passed, 1 a test failed, 2 usage.`,
+A test whose wants hold but whose run left an effect unchecked (verdict
+unverified, docs/engine.md "Verdicts") is reported UNVERIFIED, not PASS.
+Exit status: 0 every test passed, 1 a test failed, 2 usage, 3 none failed
+but one was unverified.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "fixtures", Value: DefaultFixturesDir, Usage: "the directory of recorded http exchanges"},
 			&cli.BoolFlag{Name: "live", Usage: "send http steps to the network even when a fixture exists, and report drift from it"},
@@ -455,6 +473,9 @@ func runTestCommand(ctx context.Context, env *Env, opts TestCommandOptions) erro
 	if rep.Failed > 0 {
 		return Silent
 	}
+	if rep.Unverified > 0 {
+		return SilentUnverified
+	}
 	return nil
 }
 
@@ -463,7 +484,11 @@ func runTestCommand(ctx context.Context, env *Env, opts TestCommandOptions) erro
 // failing steps with their failed checks, the drift.
 func PrintTestResult(w io.Writer, r TestResult) {
 	mark := "PASS"
-	if r.Status != TestPassed {
+	switch r.Status {
+	case TestPassed:
+	case TestUnverified:
+		mark = "UNVERIFIED"
+	default:
 		mark = "FAIL"
 	}
 	how := r.Mode
@@ -493,7 +518,10 @@ func PrintTestResult(w io.Writer, r TestResult) {
 	if r.Problem != "" {
 		fmt.Fprintf(w, "      %s\n", r.Problem)
 	}
-	if r.Status != TestPassed {
+	if r.Status == TestUnverified {
+		fmt.Fprintf(w, "      %s\n", unverifiedWhy(r.Unchecked))
+	}
+	if r.Status == TestFailed {
 		for _, s := range r.FailedSteps {
 			line := fmt.Sprintf("      step %s (%s) %s", s.Path, s.Kind, s.Status)
 			if s.Diagnosis != "" {
@@ -527,9 +555,21 @@ func PrintTestResult(w io.Writer, r TestResult) {
 	}
 }
 
+// unverifiedWhy says why a run is unverified: the unchecked steps, or a
+// check that could not be evaluated when none is listed.
+func unverifiedWhy(unchecked []string) string {
+	if len(unchecked) == 0 {
+		return "unverified: a check could not be evaluated"
+	}
+	return "unverified: no post-condition checked the effect of " + strings.Join(unchecked, ", ")
+}
+
 // PrintTestSummary writes the closing line of a test run.
 func PrintTestSummary(w io.Writer, rep *TestReport) {
 	line := fmt.Sprintf("%d test(s): %d passed, %d failed", len(rep.Tests), rep.Passed, rep.Failed)
+	if rep.Unverified > 0 {
+		line += fmt.Sprintf(", %d unverified", rep.Unverified)
+	}
 	if rep.Drifted > 0 {
 		line += fmt.Sprintf(", %d drifted from their fixtures", rep.Drifted)
 	}

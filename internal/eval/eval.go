@@ -134,8 +134,8 @@ func Run(ctx context.Context, r *route.Router, tasks []Task, opts Options) (*Rep
 			tr.BailOuts = append(tr.BailOuts, string(b.Code))
 			rep.BailOuts[string(b.Code)]++
 		}
-		tr.Score = Score(t, tr.Routed, res.Args)
-		tr.Strict = Score(t, tr.Dispatched, res.Args)
+		tr.Score = Score(t, tr.Routed, res.CallArgs()) // the values the macro got, secrets too
+		tr.Strict = Score(t, tr.Dispatched, res.CallArgs())
 		if opts.Upstream != nil {
 			if u, ok := opts.Upstream.Records[t.ID]; ok {
 				tr.Upstream = &Points{Tool: u.ToolScore, Args: u.ArgsScore, Verdict: u.Verdict}

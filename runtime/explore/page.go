@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
@@ -131,6 +132,41 @@ func appeared(before, after pageState, navigated bool, secrets []string) []strin
 			continue
 		}
 		add(l)
+	}
+	return out
+}
+
+// absentBefore are the parts of the appeared texts that no text the page
+// showed before the action contained (its visible lines and live regions,
+// case-sensitive, as text_present compares): each whole text, then each of
+// its words (split on spaces, trimmed of surrounding punctuation). A text
+// holding one of them was absent before, so a text_present check on it
+// can fail. At most maxAbsentBefore, in order.
+func absentBefore(before pageState, app []string) []string {
+	had := append(append([]string(nil), before.Lines...), before.live...)
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range app {
+		parts := append([]string{s}, strings.Fields(s)...)
+		for j, w := range parts {
+			if j > 0 {
+				w = strings.TrimFunc(w, func(r rune) bool { return unicode.IsPunct(r) && r != '@' && r != '#' })
+			}
+			if w == "" || seen[w] || len(out) >= maxAbsentBefore {
+				continue
+			}
+			seen[w] = true
+			present := false
+			for _, l := range had {
+				if strings.Contains(l, w) {
+					present = true
+					break
+				}
+			}
+			if !present {
+				out = append(out, w)
+			}
+		}
 	}
 	return out
 }
@@ -319,6 +355,24 @@ func (s *Session) pageCall(ctx context.Context, x *runtime.Exec, p *engine.Page,
 		app = []string{}
 	}
 	res["appeared"] = app
+	// What the gate needs to prove a suggested check was false before the
+	// action (docs/explore.md): what of the appeared texts the page did not
+	// show before, and the value a field had.
+	ab := absentBefore(before, app)
+	if ab == nil {
+		ab = []string{}
+	}
+	res["absent_before"] = ab
+	if act := sr.Act; act != nil && !step.Sensitive {
+		switch step.Action {
+		case vocab.ActFill:
+			res["value_before"] = act.ValueBefore
+		case vocab.ActSelect:
+			res["value_before"] = strings.Join(act.SelectedBefore, ", ")
+		case vocab.ActCheck, vocab.ActUncheck:
+			res["value_before"] = map[string]string{"true": "checked", "false": "unchecked", "mixed": "mixed"}[act.CheckedBefore]
+		}
+	}
 	if step.Action == vocab.ActClick {
 		if cd := countDelta(before, after); cd != nil {
 			res["count_delta"] = cd

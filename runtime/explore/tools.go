@@ -35,6 +35,7 @@ const DefaultTimeout = 30 * time.Second
 const (
 	maxAppeared     = 10
 	maxAppearedLen  = 160
+	maxAbsentBefore = 40
 	maxRawRequests  = 20
 	maxMenuLines    = 120
 	maxMenuBytes    = 3500

@@ -54,11 +54,11 @@ func TestValidateRawArgs(t *testing.T) {
 		{tool: Goto, args: `{"url":"//evil.example/x"}`, ptrs: []string{"/url"}},
 		{tool: Goto, args: `{}`, ptrs: []string{"/url"}},
 		{tool: Snapshot, args: `{}`},
-		{tool: Snapshot, args: `{"full":true}`, ptrs: []string{""}},
+		{tool: Snapshot, args: `{"full":true}`, ptrs: []string{"/full"}},
 		{tool: Click, args: `{"target":{"role":"button","name":"Save"}}`},
 		{tool: Click, args: `{"target":"{\"label\":\"Email\"}"}`, want: `"target":{"label":"Email"}`},
 		{tool: Click, args: `{"target":3}`, ptrs: []string{"/target"}},
-		{tool: Click, args: `{"target":{"index":3}}`, ptrs: []string{"/target"}},
+		{tool: Click, args: `{"target":{"index":3}}`, ptrs: []string{"/target/index"}},
 		{tool: Click, args: `{"target":{}}`, ptrs: []string{"/target"}},
 		{tool: Click, args: `{"target":{"name":"Save"}}`, ptrs: []string{"/target", "/target/name"}},
 		{tool: Click, args: `{"target":{"label":"Email","css":"#email"}}`, ptrs: []string{"/target"}},
@@ -280,5 +280,26 @@ func TestRawToolsSitePolicy(t *testing.T) {
 	b2, _ := json.Marshal(recs)
 	if strings.Contains(string(b2), "off-site secret page") {
 		t.Errorf("the session log carries the off-site page's text")
+	}
+}
+
+// TestAbsentBefore: only the texts and words no text before the action
+// held, as substrings: not a table header ("Name") that a dialog's label
+// repeats, nor "Customer" on a page that said "Customers".
+func TestAbsentBefore(t *testing.T) {
+	before := pageState{Lines: []string{"Customers", "Name Email Tier", "Ada ada@example.com Pro"}, live: []string{"3 customers"}}
+	cases := []struct {
+		app  []string
+		want []string
+	}{
+		{[]string{"New customer", "Name", "Email"}, []string{"New customer", "New"}},
+		{[]string{"Grace grace@navy.example Free", "Customer saved."}, []string{"Grace grace@navy.example Free", "Grace", "grace@navy.example", "Free", "Customer saved.", "saved"}},
+		{[]string{"Name", "3 customers"}, nil},
+		{nil, nil},
+	}
+	for _, tc := range cases {
+		if got := absentBefore(before, tc.app); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("absentBefore(%q) = %q, want %q", tc.app, got, tc.want)
+		}
 	}
 }

@@ -264,6 +264,14 @@ func decodeResult(b []byte, ob *stepObs) {
 					ob.appeared = append(ob.appeared, s)
 				}
 			})
+		case "absent_before":
+			ob.hasAbsent = eachElem(v, func(e []byte) {
+				if s, ok := strVal(e); ok && s != "" && len(ob.absent) < 40 {
+					ob.absent = append(ob.absent, s)
+				}
+			})
+		case "value_before":
+			ob.valueBefore, ob.hasValueBefore = scalarText(v)
 		case "count_delta":
 			d := &countDelta{}
 			eachMember(v, func(k, v []byte) {

@@ -13,7 +13,10 @@ import (
 // expects turns what every kept occurrence observed after step i into
 // post-conditions: the URL it navigated to, the value it set, the
 // requests that succeeded, the row count change and the texts that
-// appeared.
+// appeared. Each must have been false before the step and true after it in
+// every occurrence, as the log shows (docs/gate.md "Checks that can
+// fail"): a check that held before the step proves nothing about it, and
+// one the log cannot show changed is left out.
 func (b *specBuilder) expects(i int) []*yaml.Node {
 	in := b.in
 	st := &in.w.steps[i]
@@ -48,14 +51,14 @@ func (b *specBuilder) expects(i int) []*yaml.Node {
 		})
 		// A step that sets a parameter must read it back; a literal read
 		// back (seen once: "Pro" for the option "pro") would fail next time.
-		if ok && (in.slotPar[st.value] < 0 || t.hasParam()) {
+		if ok && (in.slotPar[st.value] < 0 || t.hasParam()) && in.valueChanged(i, nil) {
 			m := mapping(true)
 			add(m, "target", b.target(st.target, st.tslots, ""))
 			add(m, "value", str(in.text(t, false)))
 			cond("value_equals", m)
 		}
 	case "check", "uncheck":
-		if in.allState(i, st.kind == "check") {
+		if in.allState(i, st.kind == "check") && in.valueChanged(i, func(string) string { return st.kind + "ed" }) {
 			m := mapping(true)
 			add(m, "target", b.target(st.target, st.tslots, ""))
 			add(m, "state", str(st.kind+"ed"))
@@ -100,6 +103,76 @@ func (in *inference) urlRegex(i int, changed bool) (string, bool) {
 		}
 		return after, true
 	}
+	re, ok := in.urlPattern(path)
+	if !ok {
+		return "", false
+	}
+	// The page must not have matched already: url_matches is unanchored, so
+	// "/customers" holds on /customers/new too.
+	for k := 0; k < in.n; k++ {
+		before := in.g.samples[k].obs[i].urlBefore
+		rx, err := regexp.Compile(in.instantiate(re, k))
+		if before == "" || err != nil || rx.MatchString(before) {
+			return "", false
+		}
+	}
+	return re, true
+}
+
+// placeholderRE finds the {{ name }} references text(t, true) writes.
+var placeholderRE = regexp.MustCompile(`\{\{ ([A-Za-z0-9_.]+) \}\}`)
+
+// instantiate turns a suggested regex into the one occurrence k would
+// have checked: each parameter by its value there (quoted), anything else
+// (an env base) by .* so that it can only match more.
+func (in *inference) instantiate(re string, k int) string {
+	return placeholderRE.ReplaceAllStringFunc(re, func(m string) string {
+		name := placeholderRE.FindStringSubmatch(m)[1]
+		for _, p := range in.params {
+			if p.Name == name && k < len(p.values) {
+				return regexp.QuoteMeta(p.values[k])
+			}
+		}
+		return ".*"
+	})
+}
+
+// valueChanged says whether every occurrence of step i recorded the
+// field's value before it and that value differs from the one after (want
+// maps the value after to the form it is compared in; nil: as read back).
+func (in *inference) valueChanged(i int, want func(after string) string) bool {
+	for k := 0; k < in.n; k++ {
+		ob := &in.g.samples[k].obs[i]
+		after := ob.value
+		if want != nil {
+			after = want(after)
+		}
+		if !ob.hasValueBefore || ob.valueBefore == after {
+			return false
+		}
+	}
+	return in.n > 0
+}
+
+// newAt says whether a text_present check on text would have failed
+// before step i in occurrence k: the text holds a part of what appeared
+// that the page did not show before the step.
+func (in *inference) newAt(i, k int, text string) bool {
+	ob := &in.g.samples[k].obs[i]
+	if !ob.hasAbsent {
+		return false
+	}
+	for _, w := range ob.absent {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// urlPattern is the regex urlRegex proposes for the paths every occurrence
+// was at, before the check that it did not hold already.
+func (in *inference) urlPattern(path func(k int) (string, bool)) (string, bool) {
 	if in.n == 1 {
 		// Seen once: parameters are put back segment by segment, and
 		// an id-like segment no parameter explains matches any id.
@@ -322,11 +395,12 @@ func (in *inference) texts(i int) []tmplStr {
 			continue
 		}
 		key := t.key()
-		all := true
+		// Every occurrence saw it appear, and none could have seen it before.
+		all := in.newAt(i, 0, s)
 		for k := 1; k < in.n && all; k++ {
 			found := false
 			for _, o := range appeared(k) {
-				if in.templ(k, o).key() == key {
+				if in.templ(k, o).key() == key && in.newAt(i, k, o) {
 					found = true
 					break
 				}
@@ -347,7 +421,7 @@ func (in *inference) texts(i int) []tmplStr {
 		}
 	}
 	if withParam == nil {
-		withParam = in.paramShown(appeared)
+		withParam = in.paramShown(i, appeared)
 	}
 	var out []tmplStr
 	for _, t := range []tmplStr{withParam, constant} {
@@ -359,8 +433,9 @@ func (in *inference) texts(i int) []tmplStr {
 }
 
 // paramShown is a parameter whose value every occurrence saw inside an
-// appeared text (as a word): an email first, else the longest value.
-func (in *inference) paramShown(appeared func(k int) []string) tmplStr {
+// appeared text (as a word) and not before step i: an email first, else
+// the longest value.
+func (in *inference) paramShown(i int, appeared func(k int) []string) tmplStr {
 	best, bestScore := -1, 0
 	for pi, p := range in.params {
 		if p.Secret || p.Type != "string" {
@@ -369,7 +444,7 @@ func (in *inference) paramShown(appeared func(k int) []string) tmplStr {
 		score := 0
 		for k := 0; k < in.n; k++ {
 			v := p.values[k]
-			if utf8.RuneCountInString(v) < 3 {
+			if utf8.RuneCountInString(v) < 3 || !in.newAt(i, k, v) {
 				score = 0
 				break
 			}

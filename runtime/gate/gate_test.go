@@ -112,8 +112,8 @@ func TestSingleOccurrenceParamsFromRequest(t *testing.T) {
 	l.raw(toolFill, map[string]any{"target": target("label", "Customer email"), "value": "bob@example.com"}, map[string]any{"value": "bob@example.com"}, orders, orders)
 	l.raw(toolFill, map[string]any{"target": target("placeholder", "Since"), "value": "2024-05-01"}, nil, orders, orders)
 	l.raw(toolSelect, map[string]any{"target": target("label", "Page size"), "option": "50"}, nil, orders, orders)
-	l.raw(toolPress, map[string]any{"key": "Enter", "target": target("label", "Customer email")}, map[string]any{
-		"appeared": []string{"Orders of bob@example.com", "12 orders"}}, orders, orders+"/search")
+	l.raw(toolPress, map[string]any{"key": "Enter", "target": target("label", "Customer email")}, observed([]string{"Orders", "Customer email", "Since", "Page size"}, map[string]any{
+		"appeared": []string{"Orders of bob@example.com", "12 orders"}}), orders, orders+"/search")
 	l.raw(toolExtract, map[string]any{"target": target("testid", "order-row"), "all": true, "attr": "data-id"}, map[string]any{"value": []string{"o1"}}, orders, orders)
 	r := scanString(t, l.String(), Options{Env: demoEnv})
 	if len(r.Groups) != 1 {
@@ -329,7 +329,7 @@ func TestDataTargetsAndPathIDs(t *testing.T) {
 		detail := list + "/" + c.id
 		l.raw(toolGoto, map[string]any{"url": list}, nil, "", list)
 		l.raw(toolClick, map[string]any{"target": map[string]any{"role": "link", "name": c.name, "within": target("testid", "customer-row")}}, nil, list, detail)
-		l.raw(toolCheck, map[string]any{"target": target("label", "Active"), "checked": false}, map[string]any{"value": false,
+		l.raw(toolCheck, map[string]any{"target": target("label", "Active"), "checked": false}, map[string]any{"value": false, "value_before": "checked",
 			"requests": []map[string]any{{"method": "PUT", "url": demo + "/api/customers/" + c.id, "status": 200}}}, detail, detail)
 	}
 	r := scanString(t, l.String(), Options{Env: demoEnv})
@@ -468,8 +468,8 @@ func TestSecretsStayOutOfSpecs(t *testing.T) {
 		l.raw(toolGoto, map[string]any{"url": login}, nil, "", login)
 		l.raw(toolFill, map[string]any{"target": target("label", "Username"), "value": user}, map[string]any{"value": user}, login, login)
 		l.raw(toolFill, map[string]any{"target": target("label", "Password"), "value": "[redacted]"}, map[string]any{"value": "[redacted]"}, login, login)
-		l.raw(toolClick, map[string]any{"target": target("role", "button", "name", "Sign in")}, map[string]any{
-			"appeared": []string{"Signed in as " + user, "token [redacted] issued"}}, login, demo+"/customers")
+		l.raw(toolClick, map[string]any{"target": target("role", "button", "name", "Sign in")}, observed([]string{"Sign in", "Username", "Password"}, map[string]any{
+			"appeared": []string{"Signed in as " + user, "token [redacted] issued"}}), login, demo+"/customers")
 	}
 	r := scanString(t, l.String(), Options{Env: demoEnv})
 	g := r.Groups[0]

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
@@ -113,21 +114,58 @@ func (l *logW) addCustomer(base, request, name, email, tier string) {
 	list := base + "/customers"
 	l.raw(toolGoto, map[string]any{"url": list}, nil, "about:blank", list)
 	l.raw(toolSnapshot, map[string]any{}, map[string]any{"menu": []any{map[string]any{"role": "button", "name": "New customer"}}}, list, list)
+	// The dialog's labels repeat the table header: "Name" appears as a new
+	// line but was on the page before (the issue's check that cannot fail).
 	l.raw(toolClick, map[string]any{"target": target("role", "button", "name", "New customer")},
-		map[string]any{"appeared": []string{"New customer", "They can place orders as soon as they are saved."}}, list, list)
-	l.raw(toolFill, map[string]any{"target": target("label", "Name"), "value": name}, map[string]any{"value": name}, list, list)
-	l.raw(toolFill, map[string]any{"target": target("label", "Email"), "value": email}, map[string]any{"value": email}, list, list)
-	l.raw(toolSelect, map[string]any{"target": target("role", "combobox", "name", "Tier"), "option": tier}, map[string]any{"value": tier}, list, list)
-	l.raw(toolClick, map[string]any{"target": target("role", "button", "name", "Save")}, map[string]any{
+		observed(customersPage, map[string]any{"appeared": []string{"New customer", "Name", "Email", "They can place orders as soon as they are saved."}}), list, list)
+	l.raw(toolFill, map[string]any{"target": target("label", "Name"), "value": name}, map[string]any{"value": name, "value_before": ""}, list, list)
+	l.raw(toolFill, map[string]any{"target": target("label", "Email"), "value": email}, map[string]any{"value": email, "value_before": ""}, list, list)
+	l.raw(toolSelect, map[string]any{"target": target("role", "combobox", "name", "Tier"), "option": tier}, map[string]any{"value": tier, "value_before": "free"}, list, list)
+	dialog := append(append([]string(nil), customersPage...), "New customer", "Name", "Email", "Tier", "They can place orders as soon as they are saved.", "Save")
+	l.raw(toolClick, map[string]any{"target": target("role", "button", "name", "Save")}, observed(dialog, map[string]any{
 		"requests": []map[string]any{
 			{"method": "POST", "url": base + "/api/customers", "status": 201},
 			{"method": "GET", "url": base + "/api/customers?page=1", "status": 200},
 		},
 		"appeared":    []string{"Customer saved", name + " " + email + " " + strings.ToUpper(tier[:1]) + tier[1:] + " 0"},
 		"count_delta": map[string]any{"target": target("testid", "customer-row"), "before": 5, "after": 6},
-	}, list, list)
+	}), list, list)
 	l.assistant("Added " + name + ".")
 }
+
+// observed adds to a page tool's result what explore records for the gate
+// to prove a check changed (docs/explore.md): absent_before, the appeared
+// texts and words no line of the page before the step held (as explore's
+// absentBefore computes them).
+func observed(page []string, result map[string]any) map[string]any {
+	app, _ := result["appeared"].([]string)
+	words := []string{}
+	seen := map[string]bool{}
+	for _, s := range app {
+		for j, w := range append([]string{s}, strings.Fields(s)...) {
+			if j > 0 {
+				w = strings.TrimFunc(w, func(r rune) bool { return unicode.IsPunct(r) && r != '@' && r != '#' })
+			}
+			if w == "" || seen[w] {
+				continue
+			}
+			seen[w] = true
+			present := false
+			for _, l := range page {
+				present = present || strings.Contains(l, w)
+			}
+			if !present {
+				words = append(words, w)
+			}
+		}
+	}
+	result["absent_before"] = words
+	return result
+}
+
+// customersPage is the demo's customer list as explore reads it before the
+// New customer click: its table header already says Name and Email.
+var customersPage = []string{"Customers", "New customer", "Name Email Tier Orders", "Initech Ltd ops@initech.example Pro 4"}
 
 func writeLog(t testing.TB, dir, name, body string) string {
 	t.Helper()

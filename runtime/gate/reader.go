@@ -296,11 +296,23 @@ func (s *Scanner) endTurn() {
 		return
 	}
 	s.st.Turns++
+	for i := range t.calls {
+		if c := &t.calls[i]; !c.done {
+			// No result: the process died while it ran (or the result was
+			// never written). Its effect is uncertain: never a success, so
+			// never a step of a suggested spec.
+			s.st.Interrupted++
+			c.done, c.ok, c.errv = true, false, t.keep(interruptedErr)
+		}
+	}
 	if t.rawCalls >= s.opts.Threshold {
 		s.flag()
 	}
 	t.reset()
 }
+
+// interruptedErr is the error an interrupted raw call is given.
+var interruptedErr = []byte(`{"code":"interrupted","message":"no result in the log: the effect may have happened"}`)
 
 // decodeString decodes a JSON string token's contents.
 func decodeString(b []byte, esc bool) string {

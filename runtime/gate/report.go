@@ -88,6 +88,10 @@ type Stats struct {
 	RawCalls   int   `json:"raw_calls"`
 	MacroCalls int   `json:"macro_calls"`
 	Findings   int   `json:"findings"` // all of them, listed or not
+
+	// Interrupted counts raw calls with no result (a killed process):
+	// never taken as successes.
+	Interrupted int `json:"interrupted"`
 }
 
 // Call is one raw call of a finding, summarised.

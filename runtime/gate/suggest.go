@@ -165,6 +165,11 @@ func suggest(g *group, opts Options, names, intents map[string]bool) suggestion 
 			notes = append(notes, fmt.Sprintf("%s is secret and the log holds no value for it, so it is optional and in no example: make it required once reviewed", p.Name))
 		}
 	}
+	if risk != "read" {
+		if n := markUnchecked(steps); n > 0 {
+			notes = append(notes, fmt.Sprintf("%d step(s) changed something no observed change proves (the log shows nothing that was absent before and present after): each says unverified; add an expect that shows its effect, then remove unverified", n))
+		}
+	}
 	notes = append(notes, in.notes...)
 
 	doc := mapping(false)

@@ -230,8 +230,16 @@ type stepObs struct {
 	value               string
 	hasValue            bool
 	appeared            []string
-	delta               *countDelta
-	bodyKind            string
+	// absent are the parts of the appeared texts the page did not show
+	// before the step (hasAbsent: the log recorded them); valueBefore is
+	// the value the field had (hasValueBefore: recorded). Without them no
+	// check on texts or values can be proven to have changed.
+	absent         []string
+	hasAbsent      bool
+	valueBefore    string
+	hasValueBefore bool
+	delta          *countDelta
+	bodyKind       string
 }
 
 // workflow is one finding's replayable calls, abstracted.

@@ -51,3 +51,25 @@ func FuzzJSON(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCredentials: every value found is a substring of the text, and
+// redacting the values leaves none of them behind.
+func FuzzCredentials(f *testing.F) {
+	f.Add("log in as admin with password hunter2-XYZ")
+	f.Add("密码是qwe987，谢谢 Bearer abcdefgh123 key=Zq8rT2vLm9Xw4Kp7Yb3N")
+	f.Add(`pw: "a b c" pw:pw:pw:`)
+	f.Fuzz(func(t *testing.T, s string) {
+		vals := Credentials(s)
+		for _, v := range vals {
+			if v == "" || !strings.Contains(s, v) {
+				t.Fatalf("Credentials(%q) returned %q, not in the text", s, v)
+			}
+		}
+		out := String(s, vals)
+		for _, v := range vals {
+			if !strings.ContainsAny(v, Marker) && strings.Contains(out, v) {
+				t.Fatalf("String(%q) = %q still holds %q", s, out, v)
+			}
+		}
+	})
+}

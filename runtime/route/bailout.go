@@ -1,7 +1,9 @@
 package route
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -36,6 +38,18 @@ const (
 	// macro whose required values appear nowhere in the conversation
 	// (Macro.Ungrounded): the model invented them.
 	BailUngroundedArguments BailOutCode = "ungrounded_arguments"
+	// BailMultipleCalls: one answer asks for two or more different calls
+	// (native calls, or calls written or described as text). One turn runs
+	// one macro, so none of them runs; Candidates lists them all.
+	BailMultipleCalls BailOutCode = "multiple_calls"
+	// BailPlanWithoutCall: the text describes steps the model would take
+	// ("First I will open the customers page, then click ...") instead of
+	// calling a macro or answering: nothing was done, whatever it says.
+	BailPlanWithoutCall BailOutCode = "plan_without_call"
+	// BailUncheckableAnswer: the text is over MaxAnswerBytes or too tangled
+	// to check within the detector's budget; it is neither shown as a
+	// reply nor searched further.
+	BailUncheckableAnswer BailOutCode = "uncheckable_answer"
 )
 
 // Candidate is a macro call recovered from a model's text or repaired from
@@ -52,7 +66,8 @@ type BailOut struct {
 	// Tool is the macro concerned, when one is known.
 	Tool string `json:"tool,omitempty"`
 	// Candidates are the calls recovered from the text (tool_call_as_text,
-	// prose_tool_call) — salvage needs exactly one.
+	// prose_tool_call), or all the calls of one answer (multiple_calls) —
+	// salvage needs exactly one.
 	Candidates []Candidate `json:"candidates,omitempty"`
 }
 
@@ -66,30 +81,96 @@ func DetectEscalation(userText string) *BailOut {
 	return nil
 }
 
+// MaxAnswerBytes bounds the text answer the detector reads
+// (llm.MaxScanBytes): a longer one is not shown as a reply nor searched
+// for calls, it is an uncheckable_answer bail-out.
+const MaxAnswerBytes = llm.MaxScanBytes
+
 // DetectText inspects a text-only answer: a tool call written as JSON or
 // as name(args) is tool_call_as_text; a sentence that names a registered
-// macro and says to call it with arguments is prose_tool_call. A plain
-// answer returns nil.
-func DetectText(reg *runtime.Registry, text string) *BailOut {
+// macro and says to call it with arguments is prose_tool_call; two
+// different calls either way are multiple_calls; steps described instead
+// of a call are plan_without_call. A plain answer returns nil.
+//
+// The work is linear in the text's length and bounded (llm.Scanner): an
+// answer over MaxAnswerBytes, or one too tangled to read within the
+// scanner's budget, is uncheckable_answer. The error is the context's,
+// when it ended the check.
+func DetectText(ctx context.Context, reg *runtime.Registry, text string) (*BailOut, error) {
+	b, _, err := detectText(ctx, reg, text, MaxAnswerBytes)
+	return b, err
+}
+
+// detectText is DetectText with a size limit (0: none) that also returns
+// the scanner, whose Work the tests count.
+func detectText(ctx context.Context, reg *runtime.Registry, text string, limit int) (*BailOut, *llm.Scanner, error) {
+	if limit > 0 && len(text) > limit {
+		return &BailOut{Code: BailUncheckableAnswer, Detail: fmt.Sprintf("the answer is %d bytes, over the %d-byte limit the detector reads", len(text), limit)}, nil, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	clean := llm.StripNoise(text)
-	if calls, shaped := textCalls(reg, clean); shaped {
+	d := &detector{reg: reg, sc: llm.NewScanner(ctx, clean)}
+	b, err := d.detect()
+	if errors.Is(err, llm.ErrScanBudget) {
+		return &BailOut{Code: BailUncheckableAnswer, Detail: "the answer is too tangled to check within the detector's budget (" + err.Error() + ")"}, d.sc, nil
+	}
+	if err != nil {
+		return nil, d.sc, err
+	}
+	return b, d.sc, nil
+}
+
+// detector is one DetectText run: every step charges its scanner.
+type detector struct {
+	reg *runtime.Registry
+	sc  *llm.Scanner
+}
+
+func (d *detector) detect() (*BailOut, error) {
+	calls, unread, shaped, err := d.textCalls()
+	if err != nil {
+		return nil, err
+	}
+	if shaped {
 		b := &BailOut{Code: BailToolCallAsText, Candidates: calls}
 		names := candidateNames(calls)
 		switch {
 		case len(calls) == 0:
 			b.Detail = "the answer holds a tool call that could not be read"
+		case distinctCalls(calls) > 1 || unread > 0:
+			b.Code, b.Tool = BailMultipleCalls, calls[0].Name
+			b.Detail = fmt.Sprintf("the answer holds %d different tool calls as text: %s", len(calls)+unread, strings.Join(names, ", "))
+			if unread > 0 {
+				b.Detail += fmt.Sprintf(" and %d that could not be read", unread)
+			}
 		default:
 			b.Detail = fmt.Sprintf("the answer holds %d tool call(s) as text: %s", len(calls), strings.Join(names, ", "))
 			b.Tool = calls[0].Name
 		}
-		return b
+		return b, nil
 	}
-	if cands := proseCalls(reg, clean); len(cands) > 0 {
+	cands, err := d.proseCalls()
+	if err != nil {
+		return nil, err
+	}
+	if len(cands) > 0 {
 		b := &BailOut{Code: BailProseToolCall, Candidates: cands, Tool: cands[0].Name}
 		b.Detail = fmt.Sprintf("the answer describes calling %s instead of calling it", strings.Join(candidateNames(cands), ", "))
-		return b
+		if distinctCalls(cands) > 1 {
+			b.Code = BailMultipleCalls
+			b.Detail = fmt.Sprintf("the answer describes %d different calls (%s) instead of making one", len(cands), strings.Join(candidateNames(cands), ", "))
+		}
+		return b, nil
 	}
-	return nil
+	if err := d.sc.Charge(len(d.sc.Text())); err != nil {
+		return nil, err
+	}
+	if phrase := planPhrase(d.sc.Text()); phrase != "" {
+		return &BailOut{Code: BailPlanWithoutCall, Detail: fmt.Sprintf("it describes steps to take (%q) instead of calling a macro", phrase)}, nil
+	}
+	return nil, nil
 }
 
 func candidateNames(cs []Candidate) []string {
@@ -100,94 +181,283 @@ func candidateNames(cs []Candidate) []string {
 	return out
 }
 
+// distinctCalls counts the different calls among cs (the same name with
+// the same arguments, in any key order, is one call).
+func distinctCalls(cs []Candidate) int {
+	seen := map[string]bool{}
+	for _, c := range cs {
+		seen[callKey(c.Name, c.Args)] = true
+	}
+	return len(seen)
+}
+
+// span is a byte range [s, e) of the scanned text.
+type span struct{ s, e int }
+
 // textCalls finds tool-call shapes in text: JSON objects (or arrays of
 // them) with a name and arguments, {"tool_calls": [...]}, and
 // registered_name(...) call syntax. shaped is true when any tool-call
-// shape was seen, even one that could not be decoded.
-func textCalls(reg *runtime.Registry, text string) (calls []Candidate, shaped bool) {
+// shape was seen, even one that could not be decoded; unread counts the
+// shapes that could not be read and hold no readable call (another call
+// beside the readable ones).
+//
+// Each '{' or '[' is a candidate, in order, as Balanced finds it (the
+// scanner shares that work). A fragment that decodes is searched for
+// calls as a whole, nested values included, and then skipped; one that
+// does not decode is skipped only for its own shape, so the fragments
+// inside it are tried next.
+func (d *detector) textCalls() (calls []Candidate, unread int, shaped bool, err error) {
+	text := d.sc.Text()
 	seen := map[string]bool{}
-	add := func(c Candidate) {
+	var at []int // where each call was found, ascending
+	add := func(c Candidate, pos int) {
 		key := c.Name + "\x00" + string(c.Args)
 		if !seen[key] {
 			seen[key] = true
 			calls = append(calls, c)
+			at = append(at, pos)
 		}
 	}
+	shapes, err := d.newShapeIndex()
+	if err != nil {
+		return nil, 0, false, err
+	}
+	var broken []span   // call shapes that could not be read
+	var consumed []span // fragments read as calls
 	for i := 0; i < len(text); i++ {
 		if text[i] != '{' && text[i] != '[' {
 			continue
 		}
-		frag, ok := llm.Balanced(text[i:])
+		end, ok, err := d.sc.Balanced(i)
+		if err != nil {
+			return nil, 0, false, err
+		}
 		if !ok {
-			if looksLikeCallShape(text[i:]) {
-				shaped = true // a call the model did not finish writing
+			if shapes.suffix(i) {
+				broken = append(broken, span{i, len(text)}) // a call the model did not finish writing
 			}
 			continue
 		}
-		v, err := decodeLenient(frag)
+		if !shapes.mayCall(i, end) {
+			i = end - 1 // no key a call needs: neither it nor anything inside is one
+			continue
+		}
+		v, ok, err := d.decode(text[i:end])
 		if err != nil {
-			if looksLikeCallShape(frag) {
-				shaped = true
+			return nil, 0, false, err
+		}
+		if !ok {
+			if shapes.within(i, end) {
+				broken = append(broken, span{i, end})
 			}
 			continue
 		}
 		found := false
-		walkCalls(reg, v, func(c Candidate) { found = true; add(c) })
+		if err := d.walkCalls(v, true, func(c Candidate) { found = true; add(c, i) }); err != nil {
+			return nil, 0, false, err
+		}
 		if found {
 			shaped = true
-			i += len(frag) - 1
+			consumed = append(consumed, span{i, end})
 		}
+		i = end - 1
 	}
 	// name(args) syntax, only for registered names: a bare word followed by
-	// a parenthesis is too common in prose otherwise.
-	for _, m := range reg.List() {
-		idx := 0
-		for {
-			j := strings.Index(text[idx:], m.Name+"(")
+	// a parenthesis is too common in prose otherwise. One pass over the
+	// words; calls inside a JSON call already read are that call's text.
+	ci := 0
+	for ws := 0; ws < len(text); {
+		we := ws
+		for we < len(text) && isWordByte(text[we]) {
+			we++
+		}
+		if we == ws {
+			ws++
+			continue
+		}
+		start := ws
+		ws = we
+		if we >= len(text) || text[we] != '(' {
+			continue
+		}
+		if _, known := d.reg.Lookup(text[start:we]); !known {
+			continue
+		}
+		for ci < len(consumed) && consumed[ci].e <= start {
+			ci++
+		}
+		if ci < len(consumed) && consumed[ci].s <= start {
+			continue
+		}
+		shaped = true
+		end, ok, err := d.sc.Balanced(we)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		if !ok || text[end-1] != ')' {
+			broken = append(broken, span{start, len(text)})
+			continue
+		}
+		args, ok, err := d.parseCallArgs(text[we+1 : end-1])
+		if err != nil {
+			return nil, 0, false, err
+		}
+		if !ok {
+			broken = append(broken, span{start, end})
+			continue
+		}
+		add(Candidate{Name: text[start:we], Args: args}, start)
+	}
+	if len(broken) > 0 {
+		shaped = true
+	}
+	// A broken shape around a readable call is that call's wrapper; one
+	// holding none is another call.
+	sort.Ints(at)
+	for _, b := range broken {
+		k := sort.SearchInts(at, b.s)
+		if k == len(at) || at[k] >= b.e {
+			unread++
+		}
+	}
+	if len(calls) == 0 {
+		unread = 0
+	}
+	return calls, unread, shaped, nil
+}
+
+// The keys of a call written as text: a name key, then an arguments key.
+var (
+	nameKeys = []string{"name", "tool", "function"}
+	argsKeys = []string{"arguments", "parameters", "args", "input"}
+)
+
+// shapeIndex answers "does this part of the text look like a call" — a
+// name key (`name:`, `"tool":`, `'function' :`, any case) followed,
+// anywhere later, by an arguments key — from one search per key over the
+// whole text, instead of one per fragment.
+type shapeIndex struct {
+	names, args [][2]int // key spans, ascending
+	words       []int    // offsets of callWords, ascending
+	lastSuffix  int      // the last offset from which the rest looks like a call, or -1
+}
+
+func (d *detector) newShapeIndex() (*shapeIndex, error) {
+	text := d.sc.Text()
+	if err := d.sc.Charge(8 * len(text)); err != nil {
+		return nil, err
+	}
+	lower := strings.ToLower(text)
+	if len(lower) != len(text) { // invalid UTF-8 or a rune that changes size: ASCII folding only
+		b := []byte(text)
+		for i, c := range b {
+			if c >= 'A' && c <= 'Z' {
+				b[i] = c + 'a' - 'A'
+			}
+		}
+		lower = string(b)
+	}
+	x := &shapeIndex{names: keySpans(lower, nameKeys), args: keySpans(lower, argsKeys), lastSuffix: -1}
+	for _, w := range callWords {
+		for i := 0; ; {
+			j := strings.Index(text[i:], w)
 			if j < 0 {
 				break
 			}
-			start := idx + j
-			idx = start + len(m.Name) + 1
-			if start > 0 && isWordByte(text[start-1]) {
-				continue
-			}
-			shaped = true
-			inner, ok := parenBody(text[idx-1:])
-			if !ok {
-				continue
-			}
-			if args, ok := parseCallArgs(inner); ok {
-				add(Candidate{Name: m.Name, Args: args})
+			x.words = append(x.words, i+j)
+			i += j + len(w)
+		}
+	}
+	sort.Ints(x.words)
+	if len(x.args) > 0 {
+		lastArgs := x.args[len(x.args)-1][0]
+		for _, n := range x.names {
+			if n[1] <= lastArgs {
+				x.lastSuffix = n[0]
 			}
 		}
 	}
-	return calls, shaped
+	return x, d.sc.Err()
 }
 
-var callShapeRE = regexp.MustCompile(`(?is)["']?(name|tool|function)["']?\s*:.*["']?(arguments|parameters|args|input)["']?\s*:`)
+// keySpans finds every key of keys in lower written as a key: the word,
+// maybe quoted, then a colon; a span starts at the opening quote.
+func keySpans(lower string, keys []string) [][2]int {
+	var out [][2]int
+	for _, k := range keys {
+		for i := 0; ; {
+			j := strings.Index(lower[i:], k)
+			if j < 0 {
+				break
+			}
+			s, e := i+j, i+j+len(k)
+			i = e
+			if e < len(lower) && (lower[e] == '"' || lower[e] == '\'') {
+				e++
+			}
+			for e < len(lower) && isSpace(lower[e]) {
+				e++
+			}
+			if e >= len(lower) || lower[e] != ':' {
+				continue
+			}
+			if s > 0 && (lower[s-1] == '"' || lower[s-1] == '\'') {
+				s--
+			}
+			out = append(out, [2]int{s, e + 1})
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a][0] < out[b][0] })
+	return out
+}
 
-func looksLikeCallShape(frag string) bool { return callShapeRE.MatchString(frag) }
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// walkCalls calls fn for every tool-call shaped value in v.
-func walkCalls(reg *runtime.Registry, v any, fn func(Candidate)) {
+// callWords are the words every key walkCalls reads as a call's name
+// contains ("name", "tool", "tool_name", "tool_calls", "function"), as
+// JSON spells keys: a fragment without one holds no call.
+var callWords = []string{"name", "tool", "function"}
+
+// mayCall: does text[s:e] hold one of callWords?
+func (x *shapeIndex) mayCall(s, e int) bool {
+	k := sort.SearchInts(x.words, s)
+	return k < len(x.words) && x.words[k] < e
+}
+
+// suffix: does text[i:] look like a call?
+func (x *shapeIndex) suffix(i int) bool { return i <= x.lastSuffix }
+
+// within: does text[s:e] look like a call? The first name key after s has
+// the earliest arguments key after it.
+func (x *shapeIndex) within(s, e int) bool {
+	k := sort.Search(len(x.names), func(j int) bool { return x.names[j][0] >= s })
+	if k == len(x.names) {
+		return false
+	}
+	ne := x.names[k][1]
+	a := sort.Search(len(x.args), func(j int) bool { return x.args[j][0] >= ne })
+	return a < len(x.args) && x.args[a][1] <= e
+}
+
+// walkCalls calls fn for every tool-call shaped value in v; deep also
+// searches the values of data that is not a call.
+func (d *detector) walkCalls(v any, deep bool, fn func(Candidate)) error {
 	switch x := v.(type) {
 	case []any:
 		for _, e := range x {
-			walkCalls(reg, e, fn)
+			if err := d.walkCalls(e, deep, fn); err != nil {
+				return err
+			}
 		}
 	case map[string]any:
 		if tc, ok := x["tool_calls"]; ok {
-			walkCalls(reg, tc, fn)
-			return
+			return d.walkCalls(tc, false, fn)
 		}
 		if tc, ok := x["tool_call"]; ok {
-			walkCalls(reg, tc, fn)
-			return
+			return d.walkCalls(tc, false, fn)
 		}
 		if f, ok := x["function"].(map[string]any); ok {
-			walkCalls(reg, f, fn)
-			return
+			return d.walkCalls(f, false, fn)
 		}
 		name := ""
 		for _, k := range []string{"name", "tool", "function", "tool_name"} {
@@ -195,9 +465,6 @@ func walkCalls(reg *runtime.Registry, v any, fn func(Candidate)) {
 				name = s
 				break
 			}
-		}
-		if name == "" {
-			return
 		}
 		var args any = map[string]any{}
 		hasArgs := false
@@ -207,23 +474,54 @@ func walkCalls(reg *runtime.Registry, v any, fn func(Candidate)) {
 				break
 			}
 		}
-		if !hasArgs {
+		if name != "" && !hasArgs {
 			// {"name": "Ada"} is data, not a call, unless it names a macro.
-			if _, known := reg.Lookup(name); !known || len(x) > 1 {
-				return
+			if _, known := d.reg.Lookup(name); !known || len(x) > 1 {
+				name = ""
 			}
 		}
+		if name == "" {
+			if !deep {
+				return nil
+			}
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if err := d.walkCalls(x[k], true, fn); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 		if s, ok := args.(string); ok { // arguments as a JSON string
-			if dv, err := decodeLenient(s); err == nil {
+			dv, ok, err := d.decode(s)
+			if err != nil {
+				return err
+			}
+			if ok {
 				args = dv
 			}
 		}
 		b, err := json.Marshal(args)
 		if err != nil {
-			return
+			return nil
 		}
 		fn(Candidate{Name: name, Args: b})
 	}
+	return nil
+}
+
+// decode decodes JSON, repairing a weak model's almost-JSON; ok is false
+// when it is not JSON even so. The error is the scanner's.
+func (d *detector) decode(s string) (any, bool, error) {
+	if err := d.sc.Charge(3 * len(s)); err != nil { // decode, repair, decode
+		return nil, false, err
+	}
+	v, err := decodeLenient(s)
+	return v, err == nil, nil
 }
 
 // decodeLenient decodes JSON, repairing a weak model's almost-JSON.
@@ -239,34 +537,28 @@ func decodeLenient(s string) (any, error) {
 	return nil, llm.ErrNoJSON
 }
 
-// parenBody returns what is inside the parenthesis that starts s.
-func parenBody(s string) (string, bool) {
-	p, ok := llm.Balanced(s)
-	if !ok || p[len(p)-1] != ')' {
-		return "", false
-	}
-	return p[1 : len(p)-1], true
-}
-
 var kwArgRE = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*[=:]\s*`)
 
 // parseCallArgs reads the inside of name(...): a JSON object, or
-// key=value pairs with JSON-ish values.
-func parseCallArgs(inner string) (json.RawMessage, bool) {
+// key=value pairs with JSON-ish values. Its work is linear in inner.
+func (d *detector) parseCallArgs(inner string) (json.RawMessage, bool, error) {
+	if err := d.sc.Charge(4 * len(inner)); err != nil {
+		return nil, false, err
+	}
 	inner = strings.TrimSpace(inner)
 	if inner == "" {
-		return json.RawMessage(`{}`), true
+		return json.RawMessage(`{}`), true, nil
 	}
 	if strings.HasPrefix(inner, "{") {
 		v, err := decodeLenient(inner)
 		if err != nil {
-			return nil, false
+			return nil, false, nil
 		}
 		if _, ok := v.(map[string]any); !ok {
-			return nil, false
+			return nil, false, nil
 		}
 		b, _ := json.Marshal(v)
-		return b, true
+		return b, true, nil
 	}
 	// key=value, key="value", ... -> {key: value, ...}
 	var b strings.Builder
@@ -275,7 +567,7 @@ func parseCallArgs(inner string) (json.RawMessage, bool) {
 	for n := 0; rest != ""; n++ {
 		m := kwArgRE.FindStringSubmatch(rest)
 		if m == nil {
-			return nil, false
+			return nil, false, nil
 		}
 		rest = rest[len(m[0]):]
 		end := valueEnd(rest)
@@ -290,10 +582,10 @@ func parseCallArgs(inner string) (json.RawMessage, bool) {
 	b.WriteByte('}')
 	v, err := decodeLenient(b.String())
 	if err != nil {
-		return nil, false
+		return nil, false, nil
 	}
 	out, _ := json.Marshal(v)
-	return out, true
+	return out, true, nil
 }
 
 // valueEnd returns where the value at the start of s ends (the next
@@ -339,53 +631,59 @@ var callVerbRE = regexp.MustCompile(`(?i)\b(call(s|ed|ing)?|use|using|invoke|inv
 // with the argument values the text gives. A macro merely mentioned, or
 // mentioned without any argument value, does not count: "I can run
 // find_customer if you tell me a name" is a fine clarifying answer.
-func proseCalls(reg *runtime.Registry, text string) []Candidate {
-	if !callVerbRE.MatchString(text) {
-		return nil
+func (d *detector) proseCalls() ([]Candidate, error) {
+	text := d.sc.Text()
+	if err := d.sc.Charge(len(text)); err != nil {
+		return nil, err
 	}
-	// Where each macro is named: its arguments are read from its name up to
-	// the next macro's name, so "greet with name=A, then add_customer with
-	// name=B" gives each its own.
+	if !callVerbRE.MatchString(text) {
+		return nil, nil
+	}
+	// Where each macro is first named, as a whole word (one pass over the
+	// words): its arguments are read from its name up to the next macro's
+	// name, so "greet with name=A, then add_customer with name=B" gives
+	// each its own.
 	type at struct {
 		m   *runtime.Macro
 		pos int
 	}
 	var spots []at
-	for _, m := range reg.List() {
-		if p := mentionAt(text, m.Name); p >= 0 {
-			spots = append(spots, at{m, p})
+	named := map[string]bool{}
+	for ws := 0; ws < len(text); {
+		we := ws
+		for we < len(text) && isWordByte(text[we]) {
+			we++
 		}
+		if we == ws {
+			ws++
+			continue
+		}
+		if w := text[ws:we]; !named[w] {
+			if m, ok := d.reg.Lookup(w); ok {
+				named[w] = true
+				spots = append(spots, at{m, ws})
+			}
+		}
+		ws = we
 	}
-	sort.Slice(spots, func(i, j int) bool { return spots[i].pos < spots[j].pos })
 	var out []Candidate
 	for i, sp := range spots {
 		end := len(text)
 		if i+1 < len(spots) {
 			end = spots[i+1].pos
 		}
-		args := proseArgs(sp.m, text[sp.pos+len(sp.m.Name):end])
+		seg := text[sp.pos+len(sp.m.Name) : end]
+		args, err := d.proseArgs(sp.m, seg)
+		if err != nil {
+			return nil, err
+		}
 		if len(args) == 0 {
 			continue
 		}
 		b, _ := json.Marshal(args)
 		out = append(out, Candidate{Name: sp.m.Name, Args: b})
 	}
-	return out
-}
-
-// mentionAt returns where text first names the macro as a whole word, or -1.
-func mentionAt(text, name string) int {
-	for idx := 0; ; {
-		j := strings.Index(text[idx:], name)
-		if j < 0 {
-			return -1
-		}
-		s, e := idx+j, idx+j+len(name)
-		if (s == 0 || !isWordByte(text[s-1])) && (e == len(text) || !isWordByte(text[e])) {
-			return s
-		}
-		idx = e
-	}
+	return out, nil
 }
 
 // proseREs caches proseParamRE by parameter name: the same names recur on
@@ -408,8 +706,11 @@ func proseParamRE(p string) (*regexp.Regexp, error) {
 
 // proseArgs extracts "param = value", "param: value", "param is value",
 // "param of value" and "param `value`" for the macro's top-level params.
-func proseArgs(m *runtime.Macro, text string) map[string]any {
+func (d *detector) proseArgs(m *runtime.Macro, text string) (map[string]any, error) {
 	props, _ := paramsOf(m)["properties"].(map[string]any)
+	if err := d.sc.Charge(len(props) * len(text)); err != nil {
+		return nil, err
+	}
 	names := make([]string, 0, len(props))
 	for k := range props {
 		names = append(names, k)
@@ -434,5 +735,5 @@ func proseArgs(m *runtime.Macro, text string) map[string]any {
 		}
 		out[p] = val
 	}
-	return out
+	return out, nil
 }

@@ -3,6 +3,7 @@ package route
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/macrokit/macrokit-go/runtime"
@@ -23,20 +24,32 @@ func TestDetectText(t *testing.T) {
 		{"parameters key and go nil", `{"name": "greet", "parameters": {"name": "Ada", "count": <nil>}}`, BailToolCallAsText, 1, `{"count":null,"name":"Ada"}`},
 		{"openai shape in text", `{"tool_calls":[{"function":{"name":"greet","arguments":"{\"name\":\"Bo\"}"}}]}`, BailToolCallAsText, 1, `{"name":"Bo"}`},
 		{"fenced with prose", "Sure, calling it:\n```json\n{'name': 'greet', 'arguments': {'name': 'Ada',}}\n```", BailToolCallAsText, 1, `{"name":"Ada"}`},
-		{"array of calls", `[{"name":"greet","arguments":{"name":"A"}},{"name":"wipe","arguments":{}}]`, BailToolCallAsText, 2, `{"name":"A"}`},
+		{"array of calls", `[{"name":"greet","arguments":{"name":"A"}},{"name":"wipe","arguments":{}}]`, BailMultipleCalls, 2, `{"name":"A"}`},
+		{"the same call twice is one", `[{"name":"greet","arguments":{"name":"A"}},{"name":"greet","arguments":{"name":"A"}}]`, BailToolCallAsText, 1, `{"name":"A"}`},
+		{"a readable call beside a broken one", `[{"name":"greet","arguments":{"name":"A"}}, {"name":"wipe","arguments":{x y}}]`, BailMultipleCalls, 1, `{"name":"A"}`},
+		{"a cut wrapper around one call", `{"tool_calls": [{"name":"greet","arguments":{"name":"A"}}`, BailToolCallAsText, 1, `{"name":"A"}`},
+		{"a call nested in data", `{"result": {"name":"greet","arguments":{"name":"A"}}}`, BailToolCallAsText, 1, `{"name":"A"}`},
+		{"a call after an unclosed quote", `(I'll try) {"name":"greet","arguments":{"name":"A"}}`, BailToolCallAsText, 1, `{"name":"A"}`},
+		{"function syntax inside a json call is that call", `{"name":"greet","arguments":{"name":"greet(x)"}}`, BailToolCallAsText, 1, `{"name":"greet(x)"}`},
+		{"two function calls", `greet(name="A") and add_customer(name="B")`, BailMultipleCalls, 2, `{"name":"A"}`},
 		{"unknown tool in json", `{"name": "make_coffee", "arguments": {}}`, BailToolCallAsText, 1, `{}`},
 		{"unreadable call shape", `{"name": "greet", "arguments": {"name": Ada Lovelace}`, BailToolCallAsText, 0, ""},
 		{"function syntax", `greet(name="Ada")`, BailToolCallAsText, 1, `{"name":"Ada"}`},
 		{"function syntax json", `greet({"name": "Ada"})`, BailToolCallAsText, 1, `{"name":"Ada"}`},
 		{"prose", "I'll use greet with name Ada to say hello.", BailProseToolCall, 1, `{"name":"Ada"}`},
 		{"prose with backticks and equals", "Let me call `add_customer` with `name` = \"Ada Lovelace\" and seats: 3.", BailProseToolCall, 1, `{"name":"Ada Lovelace","seats":"3"}`},
-		{"prose about two macros", "We need to call greet with name=A and then add_customer with name=B.", BailProseToolCall, 2, `{"name":"A"}`},
+		{"prose about two macros", "We need to call greet with name=A and then add_customer with name=B.", BailMultipleCalls, 2, `{"name":"A"}`},
 		{"think block hides nothing", "<think>call greet with name=Ada</think>Which name?", "", 0, ""},
-		{"word inside a longer word", "I will use greeting cards with name=Ada", "", 0, ""},
+		{"word inside a longer word", "You could send greeting cards with name=Ada", "", 0, ""},
+		{"a plan names no macro", "First I will open the customers page, then click New customer.", BailPlanWithoutCall, 0, ""},
+		{"an uncheckable size", strings.Repeat("a", MaxAnswerBytes+1), BailUncheckableAnswer, 0, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			b := DetectText(reg, tc.text)
+			b, err := DetectText(context.Background(), reg, tc.text)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if tc.want == "" {
 				if b != nil {
 					t.Fatalf("fired %+v on a plain answer", b)
@@ -88,7 +101,11 @@ func FuzzDetectText(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if b := DetectText(reg, s); b != nil {
+		b, err := DetectText(context.Background(), reg, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b != nil {
 			for _, c := range b.Candidates {
 				if !json.Valid(c.Args) {
 					t.Fatalf("candidate args not JSON: %q", c.Args)

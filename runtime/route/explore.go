@@ -74,6 +74,12 @@ func (c *Conversation) explore(ctx context.Context, res *TurnResult, req *llm.Re
 			return res, err
 		}
 		call, bail := r.judgeExplore(resp, c.textBail, last)
+		if bail == nil && call != nil && len(resp.ToolCalls) > 1 {
+			// An agent loop runs one call at a time: the model sees this
+			// one's result and asks again for the rest. Recorded, not dropped
+			// silently.
+			r.event(c.turn, "deferred_calls", map[string]any{"ran": call.Name, "deferred": candidateNames(deferred(resp.ToolCalls[1:]))})
+		}
 		if bail != nil {
 			res.BailOuts = append(res.BailOuts, *bail)
 			r.event(c.turn, "bail_out", bailData(bail, model.Name()))
@@ -128,6 +134,16 @@ func (c *Conversation) explore(ctx context.Context, res *TurnResult, req *llm.Re
 			llm.Message{Role: llm.RoleAssistant, Content: resp.Text, ToolCalls: []llm.ToolCall{{ID: id, Name: call.Name, Args: call.Args}}},
 			llm.Message{Role: llm.RoleTool, ToolCallID: id, Name: call.Name, Content: exploreContent(o)})
 	}
+}
+
+// deferred lists calls as candidates (names only are logged: their
+// arguments may hold secrets the session has not seen yet).
+func deferred(tcs []llm.ToolCall) []Candidate {
+	out := make([]Candidate, 0, len(tcs))
+	for _, tc := range tcs {
+		out = append(out, Candidate{Name: tc.Name})
+	}
+	return out
 }
 
 func firstCallID(resp *llm.Response) string {

@@ -126,6 +126,8 @@ type Conversation struct {
 	sess    *explore.Session // explore mode's tools and page, made on first use
 	// textBail is DetectText's verdict on the latest text-only answer.
 	textBail *BailOut
+	// secrets are the values this conversation knows to be secret.
+	secrets secretSet
 }
 
 // NewConversation starts an empty conversation.
@@ -222,8 +224,26 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 	var external time.Duration // model calls and the macro run
 	c.turn++
 	res := &TurnResult{Turn: c.turn, Request: request, Model: r.Model.Name()}
-	r.record(sessionlog.Record{Type: sessionlog.RecUser, Turn: c.turn, Text: request})
+	// The user record waits for the model's first answer: a value the
+	// request gives with no credential's shape is known to be secret only
+	// once the model puts it in a secret param, and the log must never
+	// hold it. noteText knows the credential-shaped ones already.
+	// The events before it (escalation, catalog) wait with it, so the
+	// user record stays the turn's first.
+	c.noteText(request)
+	early := []sessionlog.Record{{Type: sessionlog.RecUser, Turn: c.turn, Text: request}}
+	logUser := func() {
+		for _, rec := range early {
+			r.record(rec)
+		}
+		early = nil
+	}
+	earlyEvent := func(name string, data map[string]any) {
+		early = append(early, sessionlog.Record{Type: sessionlog.RecSystem, Turn: c.turn, Event: name, Data: data})
+	}
 	defer func() {
+		c.secrets.redactResult(res) // before anything below or the caller sees it
+		logUser()
 		res.Overhead = time.Since(start) - external
 		if res.Overhead < 0 {
 			res.Overhead = 0
@@ -255,14 +275,14 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 	model := r.Model
 	if b := DetectEscalation(request); b != nil {
 		res.BailOuts = append(res.BailOuts, *b)
-		r.event(c.turn, "bail_out", bailData(b, model.Name()))
+		earlyEvent("bail_out", bailData(b, model.Name()))
 		if r.Fallback == nil {
 			res.Decision = DecisionBailedOut
 			res.Reply = "You asked for a stronger model, but none is configured (set --fallback-model); nothing ran."
 			return res, nil
 		}
 		model, res.Escalated = r.Fallback, true
-		r.event(c.turn, "escalated", map[string]any{"to": model.Name(), "reason": string(b.Code)})
+		earlyEvent("escalated", map[string]any{"to": model.Name(), "reason": string(b.Code)})
 	}
 
 	offered, info := r.tools(request)
@@ -271,7 +291,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		specs = append(specs, r.exploreToolSpecs(&info)...)
 	}
 	res.Catalog = info
-	r.event(c.turn, "catalog", map[string]any{"size": info.Size, "offered": info.Offered, "tokens": info.Tokens})
+	earlyEvent("catalog", map[string]any{"size": info.Size, "offered": info.Offered, "tokens": info.Tokens})
 	msgs := c.messages(request)
 	req := &llm.Request{Messages: msgs, Tools: specs, Temperature: ptr(0.0)}
 	if r.Stream != nil {
@@ -287,12 +307,16 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		}
 		res.ModelCalls++
 		t0 := time.Now()
-		resp, err := m.Chat(ctx, req)
+		// The model (and a recording of it) sees placeholders; the
+		// values come back into its calls before anything judges them.
+		resp, err := m.Chat(ctx, c.secrets.modelRequest(req))
 		external += time.Since(t0)
 		if err != nil {
+			logUser()
 			r.event(c.turn, "model_error", map[string]any{"model": m.Name(), "code": string(llm.CodeOf(err)), "message": err.Error()})
 			return nil, err
 		}
+		c.secrets.revealResponse(resp)
 		note := func(name string, args json.RawMessage) { c.noteSecrets(ctx, name, args) }
 		for _, tc := range resp.ToolCalls {
 			note(tc.Name, tc.Args)
@@ -301,13 +325,21 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		if len(resp.ToolCalls) == 0 && resp.Text != "" {
 			// Detected once, here: its candidates' secrets must be known
 			// before the response is logged, and judge reuses the verdict.
-			c.textBail = DetectText(r.Registry, resp.Text)
+			var derr error
+			if c.textBail, derr = DetectText(ctx, r.Registry, resp.Text); derr != nil {
+				// The caller is gone or out of time: the answer goes unjudged
+				// and nothing runs.
+				err := &llm.Error{Code: ctxErrCode(derr), Message: "checking the model's answer: " + derr.Error(), Err: derr}
+				r.event(c.turn, "model_error", map[string]any{"model": m.Name(), "code": string(err.Code), "message": err.Error()})
+				return nil, err
+			}
 			if c.textBail != nil {
 				for _, cd := range c.textBail.Candidates {
 					note(cd.Name, cd.Args)
 				}
 			}
 		}
+		logUser() // the answer's secrets are known now
 		res.ModelLatency += resp.Latency
 		res.Usage.PromptTokens += resp.Usage.PromptTokens
 		res.Usage.CompletionTokens += resp.Usage.CompletionTokens
@@ -427,6 +459,10 @@ func (r *Router) judge(resp *llm.Response, textBail *BailOut, dispatched map[str
 		return nil, textBail
 	}
 	// One call per turn: a workflow of several macros is a composite macro.
+	// Two different calls in one answer run neither (multipleCalls).
+	if b := multipleCalls(resp.ToolCalls); b != nil {
+		return nil, b
+	}
 	tc := resp.ToolCalls[0]
 	m, ok := r.Registry.Lookup(tc.Name)
 	if !ok {
@@ -449,6 +485,38 @@ func (r *Router) judge(resp *llm.Response, textBail *BailOut, dispatched map[str
 		}
 	}
 	return &pendingCall{ID: tc.ID, Name: m.Name, Args: args, Repairs: repairs, Valid: valid}, nil
+}
+
+// multipleCalls is the bail-out for an answer with two or more different
+// native calls (the same call twice is one call). Running the first and
+// dropping the rest would do part of what the model meant and hide the
+// rest; running them all would make one turn do several things nobody
+// approved as a whole. So none runs, and all are in the bail-out.
+func multipleCalls(tcs []llm.ToolCall) *BailOut {
+	if len(tcs) < 2 {
+		return nil
+	}
+	var cands []Candidate
+	seen := map[string]bool{}
+	for _, tc := range tcs {
+		if k := callKey(tc.Name, tc.Args); !seen[k] {
+			seen[k] = true
+			cands = append(cands, Candidate{Name: tc.Name, Args: tc.Args})
+		}
+	}
+	if len(cands) < 2 {
+		return nil
+	}
+	return &BailOut{Code: BailMultipleCalls, Tool: cands[0].Name, Candidates: cands,
+		Detail: fmt.Sprintf("the model asked for %d different calls in one answer (%s)", len(cands), strings.Join(candidateNames(cands), ", "))}
+}
+
+// ctxErrCode is the model error code for a context's error.
+func ctxErrCode(err error) llm.ErrorCode {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return llm.ErrTimeout
+	}
+	return llm.ErrCancelled
 }
 
 // aliasOf maps a misspelt tool name to a registered one only when the
@@ -506,6 +574,12 @@ func (r *Router) salvageable(ctx context.Context, turn int, b *BailOut) (*pendin
 		return nil, "the arguments do not fit the macro's schema"
 	case BailUngroundedArguments:
 		return nil, "the model made up values the request does not give"
+	case BailMultipleCalls:
+		return nil, "one turn runs one macro"
+	case BailPlanWithoutCall:
+		return nil, "the answer names no call to run"
+	case BailUncheckableAnswer:
+		return nil, "the answer could not be checked"
 	}
 	var names []string
 	seen := map[string]bool{}
@@ -603,7 +677,10 @@ func (c *Conversation) summarize(ctx context.Context, res *TurnResult, req *llm.
 		return
 	}
 	text := strings.TrimSpace(llm.StripNoise(sresp.Text))
-	if text == "" || DetectText(r.Registry, text) != nil {
+	if text == "" {
+		return
+	}
+	if b, err := DetectText(ctx, r.Registry, text); err != nil || b != nil {
 		return
 	}
 	if i := strings.IndexByte(text, '\n'); i >= 0 {
@@ -657,6 +734,13 @@ func haltMessage(b *BailOut, why string) string {
 		return fmt.Sprintf("I picked %s, but the model filled in %s, which your request does not say. Nothing ran; please give the value(s).", b.Tool, strings.TrimSuffix(b.Detail, " appear(s) nowhere in the conversation"))
 	case BailUnknownTool:
 		return fmt.Sprintf("The model asked for %q, which does not exist here; nothing ran.", b.Tool)
+	case BailMultipleCalls:
+		return fmt.Sprintf("The model asked for %d different calls at once (%s). One turn runs one macro, so none of them ran: which one should run? Please ask for one thing at a time.",
+			len(b.Candidates), strings.Join(candidateNames(b.Candidates), ", "))
+	case BailPlanWithoutCall:
+		return "The model answered with a plan, not a call: " + b.Detail + ". Nothing ran; please rephrase the request as one action, or use a stronger model (--fallback-model)."
+	case BailUncheckableAnswer:
+		return "The model's answer could not be checked (" + b.Detail + "); it is not shown and nothing ran."
 	}
 	return fmt.Sprintf("The model's answer could not be run safely (%s: %s; %s). Nothing ran.", b.Code, b.Detail, why)
 }
@@ -723,16 +807,30 @@ func ptr[T any](v T) *T { return &v }
 // errNoModel is returned by Turn when the router has no model or registry.
 var errNoModel = errors.New("router: no model or registry configured")
 
-// noteSecrets tells the session log the secret values in a call's
-// arguments before anything that carries them is recorded: a macro's
-// secret params, and for an explore tool what it typed into a password
-// field or sent as a credential.
+// noteText adds the credentials a user's text states (redact.Credentials)
+// to the conversation's secrets and the session log's.
+func (c *Conversation) noteText(text string) {
+	c.addSecrets(redact.Credentials(text))
+}
+
+// addSecrets registers values with the conversation (what the model sees
+// as placeholders, what results are redacted of) and the session log.
+func (c *Conversation) addSecrets(values []string) {
+	l := c.r.log()
+	for _, v := range values {
+		c.secrets.add(v)
+		if l != nil {
+			l.AddSecret(v)
+		}
+	}
+}
+
+// noteSecrets registers the secret values in a call's arguments before
+// anything that carries them is recorded: a macro's secret params, and for
+// an explore tool what it typed into a password field or sent as a
+// credential. From then on the model sees them as placeholders.
 func (c *Conversation) noteSecrets(ctx context.Context, name string, args json.RawMessage) {
 	r := c.r
-	l := r.log()
-	if l == nil {
-		return
-	}
 	m, raw, ok := r.lookupTool(name)
 	if !ok {
 		if alias := r.aliasOf(name); alias != "" {
@@ -749,7 +847,5 @@ func (c *Conversation) noteSecrets(ctx context.Context, name string, args json.R
 		norm, _ := m.NormalizeArgs(args)
 		secrets = append(m.SecretsIn(ctx, norm), m.SecretsIn(ctx, args)...)
 	}
-	for _, s := range secrets {
-		l.AddSecret(s)
-	}
+	c.addSecrets(secrets)
 }

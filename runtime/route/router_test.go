@@ -49,6 +49,15 @@ func native(name, args string) *llm.Response {
 
 func text(s string) *llm.Response { return &llm.Response{Text: s} }
 
+// natives is an answer with several native calls: name, args, name, args, ...
+func natives(nameArgs ...string) *llm.Response {
+	r := &llm.Response{}
+	for i := 0; i+1 < len(nameArgs); i += 2 {
+		r.ToolCalls = append(r.ToolCalls, llm.ToolCall{ID: fmt.Sprintf("c%d", i/2+1), Name: nameArgs[i], Args: json.RawMessage(nameArgs[i+1])})
+	}
+	return r
+}
+
 func routerRegistry(t *testing.T) *runtime.Registry {
 	t.Helper()
 	r := testRegistry(t, "http://127.0.0.1:1")
@@ -118,7 +127,18 @@ func TestRouterTurns(t *testing.T) {
 		{name: "json in text for an act macro runs with approval", model: answers("m", text(`{"name": "add_customer", "arguments": {"name": "Ada"}}`)),
 			approve: runtime.AlwaysApprove, want: DecisionSalvaged, macro: "add_customer", bail: []BailOutCode{BailToolCallAsText}, ran: true},
 		{name: "two calls in text halt", model: answers("m", text(`[{"name":"greet","arguments":{"name":"A"}},{"name":"greet","arguments":{"name":"B"}}]`)),
-			want: DecisionBailedOut, bail: []BailOutCode{BailToolCallAsText}},
+			want: DecisionBailedOut, bail: []BailOutCode{BailMultipleCalls}},
+		{name: "two different native calls run neither", model: answers("m", natives(`greet`, `{"name":"Ada"}`, `add_customer`, `{"name":"Bo"}`)),
+			request: "greet Ada and add Bo", want: DecisionBailedOut, bail: []BailOutCode{BailMultipleCalls}},
+		{name: "two native calls to one macro with different arguments run neither", model: answers("m", natives(`greet`, `{"name":"Ada"}`, `greet`, `{"name":"Bo"}`)),
+			request: "greet Ada and Bo", want: DecisionBailedOut, bail: []BailOutCode{BailMultipleCalls}},
+		{name: "the same native call twice runs once", model: answers("m", natives(`greet`, `{"name":"Ada"}`, `greet`, `{ "name": "Ada" }`), text("Hi.")),
+			request: "greet Ada", want: DecisionDispatched, macro: "greet", ran: true},
+		{name: "a plan without a call halts", model: answers("m", text("First I will open the customers page, then click New customer.")),
+			request: "add a customer called Ada", want: DecisionBailedOut, bail: []BailOutCode{BailPlanWithoutCall}},
+		{name: "a plan in a think block and a plain answer is a reply", model: answers("m", text("<think>I will open the page</think>Which customer do you mean?")),
+			want: DecisionReplied},
+		{name: "an honest past-tense answer is a reply", model: answers("m", text("Customer Ada was created.")), want: DecisionReplied},
 		{name: "text call with bad args halts", model: answers("m", text(`{"name": "greet", "parameters": {"name": "<nil>"}}`)),
 			want: DecisionBailedOut, bail: []BailOutCode{BailToolCallAsText}},
 		{name: "prose tool call is salvaged for a read macro", model: answers("m", text("I will call `greet` with name=Ada and tier=pro.")),

@@ -84,7 +84,15 @@ type TurnResult struct {
 	Explore bool       `json:"explore,omitempty"`
 	Calls   []TurnCall `json:"calls,omitempty"`
 	Err     error      `json:"-"`
+	// callArgs are Args before redaction (CallArgs).
+	callArgs json.RawMessage
 }
+
+// CallArgs are the arguments the macro received, secrets included: for
+// scoring a call against its expected arguments, never for printing or
+// logging. Every exported field of a TurnResult returned by Turn has the
+// conversation's secrets redacted.
+func (t *TurnResult) CallArgs() json.RawMessage { return t.callArgs }
 
 // Dispatched reports whether a macro ran (successfully or not).
 func (t *TurnResult) Dispatched() bool { return t.Outcome != nil }

@@ -4,17 +4,18 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/macrokit/macrokit-go/internal/editdist"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/route"
 )
@@ -29,6 +30,7 @@ const (
 	CodeForbiddenHost   = "forbidden_host"
 	CodeCrossOrigin     = "cross_origin"
 	CodeUnauthorized    = "unauthorized"
+	CodeBodyTimeout     = "body_timeout"
 )
 
 // maxBody bounds a request body.
@@ -38,6 +40,7 @@ const maxBody = 1 << 20
 // the JSON API:
 //
 //	GET  /healthz             server, pool and in-flight state
+//	GET  /v1/metrics          Health plus goroutines and connections
 //	GET  /v1/macros           the tools (name, description, schemas, risk)
 //	GET  /v1/macros/{name}    one tool
 //	POST /v1/macros/{name}    arguments -> result + evidence
@@ -50,12 +53,13 @@ func (s *Server) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.MCPHandler())
 	mux.HandleFunc("GET /healthz", s.handleHealth)
+	mux.HandleFunc("GET /v1/metrics", s.handleMetrics)
 	mux.HandleFunc("GET /v1/macros", s.handleList)
 	mux.HandleFunc("GET /v1/macros/{name}", s.handleGet)
 	mux.HandleFunc("POST /v1/macros/{name}", s.handleCall)
 	mux.HandleFunc("POST /v1/ask", s.handleAsk)
 	// The catch-all below would hide the mux's own 405s: name them.
-	for path, allow := range map[string]string{"/healthz": "GET", "/v1/macros": "GET", "/v1/macros/{name}": "GET, POST", "/v1/ask": "POST"} {
+	for path, allow := range map[string]string{"/healthz": "GET", "/v1/metrics": "GET", "/v1/macros": "GET", "/v1/macros/{name}": "GET, POST", "/v1/ask": "POST"} {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
 			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" "+r.URL.Path+": allowed: "+allow)
@@ -68,7 +72,7 @@ func (s *Server) HTTPHandler() http.Handler {
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, CodeCrossOrigin, "cross-origin browser requests are refused")
 	}))
-	return loopbackHostOnly(cop.Handler(requireToken(s.opts.Tokens, mux)))
+	return deadlines(s.opts.HTTP, loopbackHostOnly(cop.Handler(requireToken(s.opts.Tokens, mux))))
 }
 
 // requireToken admits requests carrying "Authorization: Bearer <token>"
@@ -137,6 +141,10 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, status, h)
 }
 
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.Metrics())
+}
+
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"macros": s.reg.Tools()})
 }
@@ -181,7 +189,7 @@ func (s *Server) handleCall(w http.ResponseWriter, r *http.Request) {
 			out.Error.Message = fmt.Sprintf("%s is marked dangerous and needs a human approval, which the HTTP API cannot ask for: refused, nothing ran. Call it over MCP from a client that supports elicitation, or start the server with --yes.", name)
 		}
 	}
-	writeJSON(w, StatusOf(out), CallResponse{Outcome: out, DurationMS: out.Duration.Milliseconds()})
+	writeJSON(w, StatusOf(out), CallResponse{Outcome: boundOutcome(out), DurationMS: out.Duration.Milliseconds()})
 }
 
 // StatusOf maps a call's outcome to its HTTP status: 200 passed, 400
@@ -234,9 +242,9 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var req AskRequest
-	if err := json.Unmarshal(body, &req); err != nil || strings.TrimSpace(req.Request) == "" {
-		writeError(w, http.StatusBadRequest, CodeBadRequest, `want a JSON object {"request": "what to do"}`)
+	req, msg := parseAsk(body)
+	if msg != "" {
+		writeError(w, http.StatusBadRequest, CodeBadRequest, msg)
 		return
 	}
 	ctx, done, ok := s.begin(r.Context())
@@ -254,9 +262,9 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadGateway, CodeModelFailed, msg)
 		return
 	}
-	out := AskResponse{TurnResult: res}
+	out := AskResponse{TurnResult: boundTurn(res)}
 	if res.Err != nil {
-		out.Error = res.Err.Error()
+		out.Error = boundString(res.Err.Error())
 	}
 	status := http.StatusOK
 	if res.Decision == route.DecisionFailed || res.Decision == route.DecisionBailedOut || (res.Outcome != nil && !res.Outcome.OK) {
@@ -265,13 +273,41 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, status, out)
 }
 
+// parseAsk reads a POST /v1/ask body as strictly as macro arguments
+// (runtime.DecodeStrict: one value, no duplicate keys, valid UTF-8; no
+// unknown keys): the reason it is refused, or "".
+func parseAsk(body []byte) (AskRequest, string) {
+	const want = `want a JSON object {"request": "what to do"}`
+	v, err := runtime.DecodeStrict(body)
+	if err != nil {
+		return AskRequest{}, want + ": " + boundString(err.Error())
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return AskRequest{}, want
+	}
+	for k := range obj {
+		if k != "request" {
+			return AskRequest{}, fmt.Sprintf("%s: unknown key %q%s", want, boundString(k), runtime.Suggest(k, []string{"request"}))
+		}
+	}
+	text, _ := obj["request"].(string)
+	if strings.TrimSpace(text) == "" {
+		return AskRequest{}, want
+	}
+	return AskRequest{Request: text}, ""
+}
+
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
+		switch {
+		case errors.As(err, &tooLarge):
 			writeError(w, http.StatusRequestEntityTooLarge, CodeRequestTooLarge, fmt.Sprintf("the body exceeds %d bytes", maxBody))
-		} else {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			writeError(w, http.StatusRequestTimeout, CodeBodyTimeout, "the request body did not arrive in time; nothing ran")
+		default:
 			writeError(w, http.StatusBadRequest, CodeBadRequest, "read body: "+err.Error())
 		}
 		return nil, false
@@ -280,16 +316,11 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 }
 
 func (s *Server) suggest(name string) string {
-	best, bd := "", 4
+	names := make([]string, 0, s.reg.Len())
 	for _, m := range s.reg.List() {
-		if d := editdist.Distance(name, m.Name); d < bd {
-			best, bd = m.Name, d
-		}
+		names = append(names, m.Name)
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
+	return runtime.Suggest(name, names)
 }
 
 // loopbackHostOnly refuses, on a loopback listener, requests whose Host is
@@ -329,8 +360,12 @@ func isLoopbackHost(hostport string) bool {
 
 // Endpoints say where Serve serves.
 type Endpoints struct {
-	// HTTP, when set, serves HTTPHandler on this listener.
+	// HTTP, when set, serves HTTPHandler on this listener, with
+	// Options.HTTP's limits (NewHTTPServer).
 	HTTP net.Listener
+	// TLS, when set, serves HTTPS on HTTP: the handshake runs inside the
+	// connection limit.
+	TLS *tls.Config
 	// Stdin and Stdout, when both set, serve MCP over stdio; the client
 	// closing stdin ends Serve.
 	Stdin  io.Reader
@@ -352,9 +387,13 @@ func (s *Server) Serve(ctx context.Context, ep Endpoints, grace time.Duration) e
 	var wg sync.WaitGroup
 	var hs *http.Server
 	if ep.HTTP != nil {
-		hs = &http.Server{Handler: s.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
+		var ln net.Listener
+		hs, ln = s.NewHTTPServer(ep.HTTP)
+		if ep.TLS != nil {
+			ln = tls.NewListener(ln, ep.TLS)
+		}
 		wg.Go(func() {
-			if err := hs.Serve(ep.HTTP); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				errc <- fmt.Errorf("serve http: %w", err)
 				cancel()
 			}

@@ -34,6 +34,14 @@ const (
 	MetaVersion = "macrokit/version"
 )
 
+// maxMCPBody bounds a POST /mcp body (a JSON-RPC envelope around
+// arguments of up to maxBody); the SDK answers 413 beyond it.
+const maxMCPBody = 4 << 20
+
+// mcpSessionTimeout closes a streamable-HTTP MCP session with no request
+// for this long, so abandoned sessions do not pile up.
+const mcpSessionTimeout = 30 * time.Minute
+
 // approvalKey names the elicitation a dangerous call's approval asks.
 const approvalKey = "approval"
 
@@ -48,6 +56,7 @@ type Evidence struct {
 	CallID       string                         `json:"call_id"`
 	Macro        string                         `json:"macro"`
 	OK           bool                           `json:"ok"`
+	Verdict      sessionlog.Verdict             `json:"verdict"`
 	Error        *runtime.CallError             `json:"error,omitempty"`
 	Verification sessionlog.VerificationSummary `json:"verification"`
 	Steps        []runtime.StepRecord           `json:"steps,omitempty"`
@@ -56,7 +65,7 @@ type Evidence struct {
 
 // EvidenceOf extracts a call's evidence from its outcome.
 func EvidenceOf(out *runtime.Outcome) Evidence {
-	return Evidence{CallID: out.CallID, Macro: out.Macro, OK: out.OK, Error: out.Error, Verification: out.Verification,
+	return Evidence{CallID: out.CallID, Macro: out.Macro, OK: out.OK, Verdict: out.Verdict, Error: out.Error, Verification: out.Verification,
 		Steps: out.Steps, DurationMS: out.Duration.Milliseconds()}
 }
 
@@ -67,7 +76,8 @@ func (s *Server) MCPServer() *mcp.Server { return s.mcp }
 // MCPHandler is the streamable HTTP transport of the MCP server.
 func (s *Server) MCPHandler() http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Logger: s.opts.Logger, PropagateRequestCancellation: true})
+		&mcp.StreamableHTTPOptions{Logger: s.opts.Logger, PropagateRequestCancellation: true,
+			MaxRequestBodyBytes: maxMCPBody, SessionTimeout: mcpSessionTimeout})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.isDraining() {
 			writeError(w, http.StatusServiceUnavailable, CodeShuttingDown, ErrShuttingDown.Error())
@@ -86,20 +96,22 @@ func (s *Server) isDraining() bool {
 // ServeStdio runs the MCP server on in and out (newline-delimited JSON-RPC)
 // until the client closes in, ctx is done or the server shuts down.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	rc, ok := in.(io.ReadCloser)
+	closer, ok := in.(io.Closer)
 	if !ok {
-		rc = io.NopCloser(in)
+		closer = io.NopCloser(nil)
 	}
-	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: rc, Writer: nopWriteCloser{out}})
+	w := &lockedWriter{w: out}
+	// Bad lines are answered by the filter; the SDK only sees valid ones.
+	rc := struct {
+		io.Reader
+		io.Closer
+	}{newStdioFilter(in, w), closer}
+	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: rc, Writer: w, MaxLineLength: maxStdioLine + 1})
 	if err != nil && (ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed)) {
 		return nil
 	}
 	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 func (s *Server) newMCPServer() (*mcp.Server, error) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &mcp.ServerOptions{
@@ -345,6 +357,7 @@ func redactArgs(m *runtime.Macro, args json.RawMessage) string {
 // structured content (it conforms to the output schema), the evidence in
 // _meta, and a text rendering of both for clients that read only text.
 func toolResult(m *runtime.Macro, out *runtime.Outcome) *mcp.CallToolResult {
+	out = boundOutcome(out) // the evidence and messages, not the result
 	res := &mcp.CallToolResult{Meta: mcp.Meta{MetaEvidence: EvidenceOf(out)}}
 	if out.OK {
 		if len(m.Result) > 0 && len(out.Result) > 0 {
@@ -367,8 +380,14 @@ func toolResult(m *runtime.Macro, out *runtime.Outcome) *mcp.CallToolResult {
 func summaryText(out *runtime.Outcome) string {
 	v := out.Verification
 	status := "verified"
-	if !out.OK {
+	switch {
+	case !out.OK:
 		status = "not verified"
+	case out.Verdict == sessionlog.VerdictUnverified:
+		status = "unverified (no check proved the effect of " + strings.Join(v.Unchecked, ", ") + ")"
+		if len(v.Unchecked) == 0 {
+			status = "unverified (a check could not be evaluated)"
+		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d check(s) passed, %d failed, %d unverifiable over %d step(s) in %s", status, v.Passed, v.Failed, v.Unverifiable,

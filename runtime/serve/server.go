@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	goruntime "runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -114,6 +115,9 @@ type Options struct {
 	// runs, site blocks, secret reads); nil: none. Calls do not run on the
 	// context Serve was given, so it is not read from there.
 	Audit audit.Sink
+	// HTTP bounds what clients of the HTTP surface can hold (timeouts,
+	// header size, connections); zero fields mean the defaults.
+	HTTP HTTPLimits
 	// Tokens, when any is set, are the bearer tokens the HTTP surface
 	// accepts: every endpoint but GET /healthz then needs
 	// "Authorization: Bearer <token>". More than one allows rotation.
@@ -142,6 +146,7 @@ type Server struct {
 	inflight int
 	served   int64
 	calls    sync.WaitGroup
+	limiters []*connLimiter // one per served listener
 	done     chan struct{}
 	shutErr  error
 }
@@ -170,6 +175,11 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if lim := nofileLimit(); lim > 0 && opts.HTTP.MaxConns > lim-64 {
+		opts.Logger.Warn("serve: the connection limit is above what RLIMIT_NOFILE leaves; using the default", "max_conns", opts.HTTP.MaxConns, "nofile", lim, "default", DefaultMaxConns())
+		opts.HTTP.MaxConns = 0
+	}
+	opts.HTTP = opts.HTTP.withDefaults(opts.CallTimeout)
 	s := &Server{opts: opts, reg: opts.Registry, started: time.Now(), done: make(chan struct{}), key: make([]byte, 32)}
 	if _, err := rand.Read(s.key); err != nil {
 		return nil, fmt.Errorf("serve: %w", err)
@@ -359,4 +369,29 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.shutErr = err
 	close(s.done)
 	return err
+}
+
+// Metrics is the body of GET /v1/metrics (behind the token, unlike
+// /healthz): Health plus what a leak would grow.
+type Metrics struct {
+	Health
+	Goroutines int `json:"goroutines"`
+	// Conns is the number of HTTP connections open, ConnsEvicted the idle
+	// ones closed to make room at the limit, MaxConns the limit.
+	Conns        int   `json:"conns"`
+	ConnsEvicted int64 `json:"conns_evicted"`
+	MaxConns     int   `json:"max_conns"`
+}
+
+// Metrics reports the server's state and resource counts.
+func (s *Server) Metrics() Metrics {
+	m := Metrics{Health: s.Health(), Goroutines: goruntime.NumGoroutine(), MaxConns: s.opts.HTTP.MaxConns}
+	s.mu.Lock()
+	ls := append([]*connLimiter(nil), s.limiters...)
+	s.mu.Unlock()
+	for _, l := range ls {
+		m.Conns += l.open()
+		m.ConnsEvicted += l.evicted.Load()
+	}
+	return m
 }

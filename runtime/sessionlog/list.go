@@ -1,6 +1,7 @@
 package sessionlog
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,8 +30,12 @@ type Summary struct {
 	Turns    int `json:"turns"`
 	Calls    int `json:"calls"`
 	Failures int `json:"failures"`
-	BailOuts int `json:"bail_outs"`
-	// Torn counts lines skipped as torn writes or foreign JSON.
+	// Interrupted counts calls with no result in the log: the process died
+	// (or the result could not be written) while they ran, so their effect
+	// may or may not have happened. They are not failures, nor successes.
+	Interrupted int `json:"interrupted"`
+	BailOuts    int `json:"bail_outs"`
+	// Torn counts lines skipped as torn writes, foreign JSON or oversized.
 	Torn int `json:"torn"`
 }
 
@@ -41,59 +46,152 @@ type Session struct {
 	Stats   Stats    `json:"stats"`
 }
 
-// ReadFile reads the session log at path, tolerating torn lines (see
-// [Read]).
+// ReadFile reads the session log at path whole, tolerating torn lines
+// (see [Read]). For a log of any size, use [Digest].
 func ReadFile(path string) (*Session, error) {
+	s := &Session{Records: []Record{}}
+	d, err := Digest(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.Each(func(r Record, _ bool) error {
+		s.Records = append(s.Records, r)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	s.Summary, s.Stats = d.Summary, d.Stats
+	return s, nil
+}
+
+// maxPending bounds how many calls waiting for their result a summary
+// tracks by id; beyond it, calls are only counted.
+const maxPending = 1 << 16
+
+// Digested is one pass over a session log: its summary and stats, and
+// which of its records are interrupted calls. Each reads the records
+// again, one at a time, so neither holds the log in memory.
+type Digested struct {
+	Summary Summary
+	Stats   Stats
+	path    string
+	// interrupted are the record numbers of the calls without a result.
+	interrupted map[int]bool
+}
+
+// Digest streams the session log at path once (see [Digested]).
+func Digest(path string) (*Digested, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	s := &Session{Records: []Record{}}
+	sz := summarizer{sum: Summary{ID: strings.TrimSuffix(filepath.Base(path), ".jsonl"), Path: path}, pending: map[string][]int{}}
 	st, err := Read(f, func(r Record) error {
-		s.Records = append(s.Records, r)
+		sz.add(r)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	s.Stats = st
-	s.Summary = summarize(path, s.Records, st)
-	return s, nil
+	d := &Digested{Stats: st, path: path, interrupted: map[int]bool{}}
+	sz.sum.Torn = st.Torn + st.Foreign + st.Oversized
+	for _, idx := range sz.pending {
+		for _, i := range idx {
+			d.interrupted[i] = true
+		}
+	}
+	sz.sum.Interrupted = len(d.interrupted) + sz.overflow
+	d.Summary = sz.sum
+	return d, nil
 }
 
-func summarize(path string, recs []Record, st Stats) Summary {
-	sum := Summary{ID: strings.TrimSuffix(filepath.Base(path), ".jsonl"), Path: path, Torn: st.Torn + st.Foreign}
-	for i, r := range recs {
-		if i == 0 || r.TS.Before(sum.Start) {
-			sum.Start = r.TS
+// Each calls fn for every record of the digested log, in order, saying
+// whether it is a call that never got a result. Records appended after
+// Digest read the file are left out.
+func (d *Digested) Each(fn func(r Record, interrupted bool) error) error {
+	f, err := os.Open(d.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	i := 0
+	errDone := errors.New("done")
+	_, err = Read(f, func(r Record) error {
+		if i >= d.Stats.Records {
+			return errDone
 		}
-		if r.TS.After(sum.End) {
-			sum.End = r.TS
+		ferr := fn(r, d.interrupted[i])
+		i++
+		return ferr
+	})
+	if err != nil && !errors.Is(err, errDone) {
+		return fmt.Errorf("%s: %w", d.path, err)
+	}
+	return nil
+}
+
+// summarizer builds a Summary record by record.
+type summarizer struct {
+	sum     Summary
+	n       int              // records seen
+	pending map[string][]int // call id -> record numbers of calls waiting for a result
+	npend   int
+	// overflow counts calls not tracked (maxPending reached) still
+	// waiting for a result.
+	overflow int
+}
+
+func (z *summarizer) add(r Record) {
+	sum := &z.sum
+	i := z.n
+	z.n++
+	if i == 0 {
+		sum.Start = r.TS
+		if r.Session != "" {
+			sum.ID = r.Session
 		}
-		sum.Turns = max(sum.Turns, r.Turn)
-		switch r.Type {
-		case RecToolCall:
-			sum.Calls++
-		case RecToolResult:
-			if !r.OK {
-				sum.Failures++
+	} else if r.TS.Before(sum.Start) {
+		sum.Start = r.TS
+	}
+	if r.TS.After(sum.End) {
+		sum.End = r.TS
+	}
+	sum.Turns = max(sum.Turns, r.Turn)
+	switch r.Type {
+	case RecToolCall:
+		sum.Calls++
+		if z.npend >= maxPending {
+			z.overflow++
+			return
+		}
+		z.pending[r.CallID] = append(z.pending[r.CallID], i)
+		z.npend++
+	case RecToolResult:
+		if !r.OK {
+			sum.Failures++
+		}
+		if idx := z.pending[r.CallID]; len(idx) > 0 {
+			// The latest call with that id still waiting is the one.
+			if len(idx) == 1 {
+				delete(z.pending, r.CallID)
+			} else {
+				z.pending[r.CallID] = idx[:len(idx)-1]
 			}
-		case RecSystem:
-			switch r.Event {
-			case "session", "run":
-				sum.Binary = firstOf(sum.Binary, str(r.Data["binary"]))
-				sum.Command = firstOf(sum.Command, str(r.Data["command"]), r.Event)
-				sum.Model = firstOf(sum.Model, str(r.Data["model"]))
-			case "bail_out":
-				sum.BailOuts++
-			}
+			z.npend--
+		} else if z.overflow > 0 {
+			z.overflow--
+		}
+	case RecSystem:
+		switch r.Event {
+		case "session", "run", "serve":
+			sum.Binary = firstOf(sum.Binary, str(r.Data["binary"]))
+			sum.Command = firstOf(sum.Command, str(r.Data["command"]), r.Event)
+			sum.Model = firstOf(sum.Model, str(r.Data["model"]))
+		case "bail_out":
+			sum.BailOuts++
 		}
 	}
-	if len(recs) > 0 && recs[0].Session != "" {
-		sum.ID = recs[0].Session
-	}
-	return sum
 }
 
 func str(v any) string {
@@ -119,11 +217,11 @@ func List(dir string) ([]Summary, error) {
 	}
 	out := []Summary{}
 	for _, p := range paths {
-		s, err := ReadFile(p)
+		d, err := Digest(p)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, s.Summary)
+		out = append(out, d.Summary)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if !out[i].Start.Equal(out[j].Start) {

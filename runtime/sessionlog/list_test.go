@@ -1,6 +1,7 @@
 package sessionlog
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,5 +114,59 @@ func TestListAndFind(t *testing.T) {
 				t.Fatalf("Find(%q) = %q, %v; want %q", tc.ref, got, err, tc.want)
 			}
 		})
+	}
+}
+
+func TestDigestCountsInterruptedCalls(t *testing.T) {
+	lines := []string{
+		`{"v":1,"type":"system","session":"s","event":"run","data":{"command":"run"}}`,
+		`{"v":1,"type":"tool_call","session":"s","turn":1,"call_id":"c1","tool":"find"}`,
+		`{"v":1,"type":"tool_result","session":"s","turn":1,"call_id":"c1","tool":"find","ok":true}`,
+		// Two calls with the same id, one answered (serve numbers calls per request).
+		`{"v":1,"type":"tool_call","session":"s","turn":2,"call_id":"c2","tool":"add"}`,
+		`{"v":1,"type":"tool_call","session":"s","turn":2,"call_id":"c2","tool":"add"}`,
+		`{"v":1,"type":"tool_result","session":"s","turn":2,"call_id":"c2","tool":"add"}`,
+		`{"v":1,"type":"tool_call","session":"s","turn":3,"call_id":"c3","tool":"add"}`,
+		`{"v":1,"type":"tool_result","session":"s","tu`, // torn: killed while writing the result
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Digest(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := d.Summary; s.Calls != 4 || s.Failures != 1 || s.Interrupted != 2 || s.Torn != 1 {
+		t.Errorf("summary %+v: want 4 calls, 1 failure, 2 interrupted, 1 torn", s)
+	}
+	var marked []int
+	i := 0
+	if err := d.Each(func(r Record, interrupted bool) error {
+		if interrupted {
+			marked = append(marked, i)
+		}
+		i++
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The first c2 (record 3) and c3 (record 6) never got a result.
+	if fmt.Sprint(marked) != "[3 6]" || i != 7 {
+		t.Errorf("interrupted records %v of %d, want [3 6] of 7", marked, i)
+	}
+}
+
+func TestReadSkipsOversizedLines(t *testing.T) {
+	rec := `{"v":1,"type":"user","session":"s","text":"hi"}`
+	huge := `{"v":1,"type":"user","session":"s","text":"` + strings.Repeat("x", MaxReadLineBytes) + `"}`
+	in := rec + "\n" + huge + "\n" + rec + "\n" + strings.Repeat("y", 300<<10) + "\n" + rec
+	var n int
+	st, err := Read(strings.NewReader(in), func(Record) error { n++; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Stats{Lines: 5, Records: 3, Torn: 1, Oversized: 1}); st != want || n != 3 {
+		t.Errorf("stats %+v (n=%d), want %+v", st, n, want)
 	}
 }

@@ -42,7 +42,10 @@ type Record struct {
 	Result       json.RawMessage      `json:"result,omitempty"`
 	Error        *ErrorInfo           `json:"error,omitempty"`
 	Verification *VerificationSummary `json:"verification,omitempty"`
-	DurationMS   int64                `json:"duration_ms,omitempty"`
+	// Verdict is the call's three-valued verdict (passed, failed,
+	// unverified); absent in logs written before verdicts existed.
+	Verdict    Verdict `json:"verdict,omitempty"`
+	DurationMS int64   `json:"duration_ms,omitempty"`
 	// Tabs says which tab each page step ran in, for a run that used more
 	// than the first tab (absent: every step ran in the main tab).
 	Tabs []StepTab `json:"tabs,omitempty"`
@@ -65,7 +68,23 @@ type VerificationSummary struct {
 	Failed       int `json:"failed"`
 	Unverifiable int `json:"unverifiable"`
 	Checks       any `json:"checks,omitempty"`
+	// Unchecked lists the paths of the effectful steps that ran with no
+	// post-condition after them proving their effect (the reason for an
+	// unverified verdict).
+	Unchecked []string `json:"unchecked,omitempty"`
 }
+
+// Verdict is what a macro call proved: passed (it ran and every effect it
+// had was checked), failed (a step or check failed), or unverified (it ran,
+// but an effect went unchecked or a check could not be evaluated).
+type Verdict string
+
+// The verdicts.
+const (
+	VerdictPassed     Verdict = "passed"
+	VerdictFailed     Verdict = "failed"
+	VerdictUnverified Verdict = "unverified"
+)
 
 // StepTab is the tab (browser page) one step of a macro run ran in.
 type StepTab struct {

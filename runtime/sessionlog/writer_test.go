@@ -3,6 +3,7 @@ package sessionlog
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,5 +67,80 @@ func TestOpenRejectsPathIDs(t *testing.T) {
 		if _, err := Open(t.TempDir(), id); err == nil {
 			t.Errorf("id %q accepted", id)
 		}
+	}
+}
+
+func TestWriterRotates(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SetMaxFileBytes(4096)
+	if err := l.Append(Record{Type: RecSystem, Event: "serve", Data: map[string]any{"binary": "acme"}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		if err := l.Append(Record{Type: RecToolCall, Turn: i, CallID: "c", Tool: "find_customer", Args: json.RawMessage(`{"query":"ada lovelace"}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last := l.ID()
+	_ = l.Close()
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(paths) < 3 {
+		t.Fatalf("%d file(s): no rotation", len(paths))
+	}
+	list, err := List(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	for _, s := range list {
+		calls += s.Calls
+		st, _ := os.Stat(s.Path)
+		if st.Size() > 4096 {
+			t.Errorf("%s is %d bytes, over the limit", s.Path, st.Size())
+		}
+		if s.Command != "serve" || s.Binary != "acme" {
+			t.Errorf("%s: command %q binary %q: the header was not carried over", s.ID, s.Command, s.Binary)
+		}
+		strictLines(t, s.Path)
+	}
+	if calls != 100 {
+		t.Errorf("%d calls over the parts, want 100", calls)
+	}
+	s1, err := ReadFile(filepath.Join(dir, "s.1.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s1.Records[0]
+	if s1.Summary.ID != "s.1" || h.Event != "serve" || h.Data["continued_from"] != "s" || h.Data["part"] != float64(1) {
+		t.Errorf("part 1: id %q, first record %+v", s1.Summary.ID, h)
+	}
+	if p, _ := Find(dir, "last"); p != filepath.Join(dir, last+".jsonl") {
+		t.Errorf("last = %s, want the current part %s", p, last)
+	}
+}
+
+func TestWriterFailedWrite(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	dir := t.TempDir()
+	if err := os.Symlink("/dev/full", filepath.Join(dir, "s.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Open(dir, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.Append(Record{Type: RecUser, Text: "hi"}); err == nil {
+		t.Fatal("a write to a full disk succeeded")
+	}
+	_ = l.Close()
+	if err := l.Append(Record{Type: RecUser, Text: "hi"}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("append after close: %v", err)
 	}
 }
