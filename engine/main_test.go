@@ -6,11 +6,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/macrokit/macrokit-go/internal/proctree"
 )
 
 // One shared browser per test binary keeps the suite lean on two cores;
@@ -61,58 +61,11 @@ func runMain(m *testing.M) int {
 	}
 	// The suite must leave no Chromium behind: look for any descendant
 	// process of this test binary.
-	if left := descendants(os.Getpid()); len(left) > 0 {
+	if left := proctree.Descendants(os.Getpid()); len(left) > 0 {
 		fmt.Fprintf(os.Stderr, "FAIL: %d process(es) survived the engine tests: %v\n", len(left), left)
 		code = 1
 	}
 	return code
-}
-
-// descendants lists the live (non-zombie) processes below pid, as
-// "pid:command".
-func descendants(pid int) []string {
-	ents, _ := os.ReadDir("/proc")
-	parent := map[int]int{}
-	state := map[int]string{}
-	comm := map[int]string{}
-	for _, e := range ents {
-		n, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...; comm may contain spaces.
-		str := string(b)
-		i := strings.LastIndexByte(str, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(str[i+1:])
-		if len(f) < 2 {
-			continue
-		}
-		pp, _ := strconv.Atoi(f[1])
-		parent[n], state[n] = pp, f[0]
-		if j := strings.IndexByte(str, '('); j >= 0 {
-			comm[n] = str[j+1 : i]
-		}
-	}
-	var out []string
-	for n := range parent {
-		if state[n] == "Z" {
-			continue
-		}
-		for a, hops := parent[n], 0; a > 1 && hops < 64; a, hops = parent[a], hops+1 {
-			if a == pid {
-				out = append(out, fmt.Sprintf("%d:%s", n, comm[n]))
-				break
-			}
-		}
-	}
-	return out
 }
 
 func noCache(h http.Handler) http.Handler {

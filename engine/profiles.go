@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/macrokit/macrokit-go/internal/proctree"
 )
 
 // Profile directories. Each launched browser gets a temporary
@@ -134,24 +136,12 @@ func staleProfile(dir string) bool {
 }
 
 // procStart returns the start time of process pid (field 22 of
-// /proc/<pid>/stat, in clock ticks since boot) and whether it is alive.
+// /proc/<pid>/stat, in clock ticks since boot) and whether it is alive (a
+// zombie owns nothing any more).
 func procStart(pid int) (string, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
+	st, ok := proctree.Read(pid)
+	if !ok || !st.Live() || st.Start == "" {
 		return "", false
 	}
-	// The command name (field 2) is in parentheses and may hold spaces.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return "", false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	// f[0] is field 3 (state); field 22 is f[19].
-	if len(f) < 20 {
-		return "", false
-	}
-	if f[0] == "Z" || f[0] == "X" {
-		return "", false // a zombie owns nothing any more
-	}
-	return f[19], true
+	return st.Start, true
 }

@@ -7,13 +7,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/macrokit/macrokit-go/internal/proctree"
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/generated"
@@ -192,56 +191,10 @@ func waitFor(d time.Duration, cond func() bool) bool {
 	return cond()
 }
 
-func waitNoDescendants(d time.Duration) []string {
-	var left []string
-	waitFor(d, func() bool { left = descendants(os.Getpid()); return len(left) == 0 })
+func waitNoDescendants(d time.Duration) []proctree.Stat {
+	var left []proctree.Stat
+	waitFor(d, func() bool { left = proctree.Descendants(os.Getpid()); return len(left) == 0 })
 	return left
-}
-
-// descendants lists the live (non-zombie) processes below pid, as
-// "pid:command" (as the engine's tests do).
-func descendants(pid int) []string {
-	ents, _ := os.ReadDir("/proc")
-	parent := map[int]int{}
-	state := map[int]string{}
-	comm := map[int]string{}
-	for _, e := range ents {
-		n, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		str := string(b)
-		i := strings.LastIndexByte(str, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(str[i+1:])
-		if len(f) < 2 {
-			continue
-		}
-		pp, _ := strconv.Atoi(f[1])
-		parent[n], state[n] = pp, f[0]
-		if j := strings.IndexByte(str, '('); j >= 0 {
-			comm[n] = str[j+1 : i]
-		}
-	}
-	var out []string
-	for n := range parent {
-		if state[n] == "Z" {
-			continue
-		}
-		for a, hops := parent[n], 0; a > 1 && hops < 64; a, hops = parent[a], hops+1 {
-			if a == pid {
-				out = append(out, fmt.Sprintf("%d:%s", n, comm[n]))
-				break
-			}
-		}
-	}
-	return out
 }
 
 // jsonEqual compares two JSON documents by value.
