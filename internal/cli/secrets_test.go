@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -138,33 +137,10 @@ func TestSecretReachesNoSink(t *testing.T) {
 // the request to POST /v1/ask, and the password to POST /v1/macros/login
 // and to login over MCP; it returns the bodies answered.
 func serveSecretCalls(t *testing.T, env map[string]string, sessions, request, secret string, leaks func(what, s string)) string {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	errR, errW := io.Pipe()
-	exited := make(chan int, 1)
-	var stdout bytes.Buffer
-	go func() {
-		code := run(ctx, []string{"macrokit", "serve", "--http", "127.0.0.1:0", "--session-dir", sessions, "--scripted", "demo"},
-			strings.NewReader(""), &stdout, errW, func(k string) string { return env[k] })
-		_ = errW.Close()
-		exited <- code
-	}()
-	lines := bufio.NewScanner(errR)
-	if !lines.Scan() {
-		t.Fatal("no banner")
-	}
-	var stderr strings.Builder
-	stderr.WriteString(lines.Text() + "\n")
-	done := make(chan struct{})
-	go func() {
-		for lines.Scan() {
-			stderr.WriteString(lines.Text() + "\n")
-		}
-		close(done)
-	}()
-	m := regexp.MustCompile(`MCP at (http://[^ ]+)/mcp`).FindStringSubmatch(lines.Text())
+	srv := startServe(t, env, "--http", "127.0.0.1:0", "--session-dir", sessions, "--scripted", "demo")
+	m := regexp.MustCompile(`MCP at (http://[^ ]+)/mcp`).FindStringSubmatch(srv.Banner)
 	if m == nil {
-		t.Fatalf("banner %q", lines.Text())
+		t.Fatalf("banner %q", srv.Banner)
 	}
 	base := m[1]
 	var answered strings.Builder
@@ -186,7 +162,7 @@ func serveSecretCalls(t *testing.T, env map[string]string, sessions, request, se
 	post("/v1/ask", map[string]string{"request": request})
 	post("/v1/macros/login", map[string]string{"username": "admin", "password": secret})
 
-	mctx, mcancel := context.WithTimeout(ctx, 2*time.Minute)
+	mctx, mcancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer mcancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "secrets-test", Version: "v0"}, nil).Connect(mctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
 	if err != nil {
@@ -204,19 +180,13 @@ func serveSecretCalls(t *testing.T, env map[string]string, sessions, request, se
 	leaks("MCP result", string(b))
 	_ = cs.Close()
 
-	cancel()
-	select {
-	case code := <-exited:
-		if code != 0 {
-			t.Errorf("serve exit %d", code)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop")
+	code, stdout, stderr := srv.stop(t)
+	if code != 0 {
+		t.Errorf("serve exit %d", code)
 	}
-	<-done
-	leaks("serve's stdout", stdout.String())
-	leaks("serve's stderr", stderr.String())
-	return answered.String() + stdout.String() + stderr.String()
+	leaks("serve's stdout", stdout)
+	leaks("serve's stderr", stderr)
+	return answered.String() + stdout + stderr
 }
 
 func jsonEscape(s string) string {

@@ -186,22 +186,8 @@ func TestServeMCPStdioBadLine(t *testing.T) {
 // exits 0.
 func TestServeHTTPUntilCancelled(t *testing.T) {
 	url := demoServer(t, "")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	errR, errW := io.Pipe()
-	exited := make(chan int, 1)
-	go func() {
-		code := run(ctx, []string{"macrokit", "serve", "--http", "127.0.0.1:0", "--session-dir", "", "--scripted", "demo"},
-			strings.NewReader(""), io.Discard, errW, func(k string) string { return map[string]string{"DEMO_URL": url}[k] })
-		_ = errW.Close()
-		exited <- code
-	}()
-	lines := bufio.NewScanner(errR)
-	if !lines.Scan() {
-		t.Fatal("no banner")
-	}
-	banner := lines.Text()
-	go func() { _, _ = io.Copy(io.Discard, errR) }()
+	srv := startServe(t, map[string]string{"DEMO_URL": url}, "--http", "127.0.0.1:0", "--session-dir", "", "--scripted", "demo")
+	banner := srv.Banner
 	m := regexp.MustCompile(`MCP at (http://[^ ]+)/mcp`).FindStringSubmatch(banner)
 	if m == nil || !strings.Contains(banner, "/v1/ask with model scripted:demo") {
 		t.Fatalf("banner %q", banner)
@@ -219,15 +205,63 @@ func TestServeHTTPUntilCancelled(t *testing.T) {
 	if h.Status != "ok" || !h.Ask {
 		t.Errorf("healthz %+v", h)
 	}
-	cancel()
-	select {
-	case code := <-exited:
-		if code != 0 {
-			t.Fatalf("exit %d", code)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve --http did not stop on cancel")
+	if code, _, _ := srv.stop(t); code != 0 {
+		t.Fatalf("exit %d", code)
 	}
+}
+
+// servedCLI is `macrokit serve` running in-process for a test: its banner
+// (the first line on stderr) read, the rest of stderr and stdout collected
+// for after it stops.
+type servedCLI struct {
+	Banner string
+	cancel context.CancelFunc
+	exited chan int
+	done   chan struct{}
+	stdout bytes.Buffer
+	stderr strings.Builder
+}
+
+// startServe runs `macrokit serve ARGS...` with env as its environment and
+// waits for the banner.
+func startServe(t *testing.T, env map[string]string, args ...string) *servedCLI {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s := &servedCLI{cancel: cancel, exited: make(chan int, 1), done: make(chan struct{})}
+	errR, errW := io.Pipe()
+	go func() {
+		code := run(ctx, append([]string{"macrokit", "serve"}, args...), strings.NewReader(""), &s.stdout, errW, func(k string) string { return env[k] })
+		_ = errW.Close()
+		s.exited <- code
+	}()
+	lines := bufio.NewScanner(errR)
+	if !lines.Scan() {
+		t.Fatal("no banner")
+	}
+	s.Banner = lines.Text()
+	s.stderr.WriteString(s.Banner + "\n")
+	go func() {
+		defer close(s.done)
+		for lines.Scan() {
+			s.stderr.WriteString(lines.Text() + "\n")
+		}
+		_, _ = io.Copy(io.Discard, errR)
+	}()
+	return s
+}
+
+// stop cancels serve and returns its exit code and what it printed.
+func (s *servedCLI) stop(t *testing.T) (code int, stdout, stderr string) {
+	t.Helper()
+	s.cancel()
+	select {
+	case code = <-s.exited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop on cancel")
+	}
+	<-s.done
+	return code, s.stdout.String(), s.stderr.String()
 }
 
 // TestServeHTTPSToken runs `serve --http` with TLS and a bearer token from
@@ -237,23 +271,9 @@ func TestServeHTTPUntilCancelled(t *testing.T) {
 func TestServeHTTPSToken(t *testing.T) {
 	const token = "serve-test-token-0123456789abcdef"
 	cert, key, pool := selfSignedCert(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	errR, errW := io.Pipe()
-	exited := make(chan int, 1)
-	env := map[string]string{"ACME_TOKEN": token}
-	go func() {
-		code := run(ctx, []string{"macrokit", "serve", "--http", "0.0.0.0:0", "--session-dir", "", "--token-env", "ACME_TOKEN", "--tls-cert", cert, "--tls-key", key},
-			strings.NewReader(""), io.Discard, errW, func(k string) string { return env[k] })
-		_ = errW.Close()
-		exited <- code
-	}()
-	lines := bufio.NewScanner(errR)
-	if !lines.Scan() {
-		t.Fatal("no banner")
-	}
-	banner := lines.Text()
-	go func() { _, _ = io.Copy(io.Discard, errR) }()
+	srv := startServe(t, map[string]string{"ACME_TOKEN": token},
+		"--http", "0.0.0.0:0", "--session-dir", "", "--token-env", "ACME_TOKEN", "--tls-cert", cert, "--tls-key", key)
+	banner := srv.Banner
 	m := regexp.MustCompile(`MCP at https://[^ ]+:(\d+)/mcp`).FindStringSubmatch(banner)
 	if m == nil || !strings.Contains(banner, "(bearer token from $ACME_TOKEN)") || strings.Contains(banner, token) {
 		t.Fatalf("banner %q", banner)
@@ -290,14 +310,8 @@ func TestServeHTTPSToken(t *testing.T) {
 			t.Error("plain HTTP was served on the TLS listener")
 		}
 	}
-	cancel()
-	select {
-	case code := <-exited:
-		if code != 0 {
-			t.Fatalf("exit %d", code)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop on cancel")
+	if code, _, _ := srv.stop(t); code != 0 {
+		t.Fatalf("exit %d", code)
 	}
 }
 
