@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/macrokit/macrokit-go/internal/atomicfile"
+
 	"github.com/macrokit/macrokit-go/gen"
 	"github.com/macrokit/macrokit-go/internal/goprim"
 	"github.com/macrokit/macrokit-go/spec"
@@ -170,7 +172,7 @@ func (p *writePlan) apply() error {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		if err := writeAtomic(filepath.Join(p.dir, n), p.write[n]); err != nil {
+		if err := atomicfile.WriteBytes(filepath.Join(p.dir, n), 0o644, p.write[n]); err != nil {
 			return err
 		}
 	}
@@ -180,30 +182,6 @@ func (p *writePlan) apply() error {
 		}
 	}
 	return nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after a successful rename
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // diff prints a line diff per changed file (unified-style headers, changed

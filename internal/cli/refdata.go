@@ -12,6 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/macrokit/macrokit-go/internal/atomicfile"
+
 	"github.com/macrokit/macrokit-go/runtime/refdata"
 	"github.com/macrokit/macrokit-go/runtime/refdata/cache"
 	"github.com/urfave/cli/v2"
@@ -341,23 +343,7 @@ func runRefdataSign(ctx context.Context, env *Env, o RefdataFlags) error {
 }
 
 func refdataWriteArchive(dir, out string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := refdata.Pack(dir, tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), out)
+	return atomicfile.Write(out, 0o644, func(w io.Writer) error { return refdata.Pack(dir, w) })
 }
 
 // refdataBundleJSON is the summary of a verified bundle.

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/macrokit/macrokit-go/internal/atomicfile"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -341,24 +343,8 @@ func WriteSpecs(dir string, r *Report) error {
 		case err != nil && !os.IsNotExist(err):
 			return err
 		}
-		tmp, err := os.CreateTemp(dir, ".gate-*.yaml")
-		if err != nil {
+		if err := atomicfile.WriteBytes(path, 0o644, []byte(g.YAML)); err != nil {
 			return err
-		}
-		werr := tmp.Chmod(0o644)
-		if werr == nil {
-			_, werr = tmp.WriteString(g.YAML)
-		}
-		cerr := tmp.Close()
-		if werr == nil {
-			werr = cerr
-		}
-		if werr == nil {
-			werr = os.Rename(tmp.Name(), path)
-		}
-		if werr != nil {
-			_ = os.Remove(tmp.Name())
-			return werr
 		}
 		g.Path = path
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/macrokit/macrokit-go/internal/atomicfile"
 )
 
 // SealOptions tune Seal.
@@ -76,30 +78,10 @@ func Seal(ctx context.Context, dir string, k *PrivateKey, o SealOptions) (*Manif
 	if err != nil {
 		return nil, err
 	}
-	if err := writeAtomic(filepath.Join(dir, ManifestFile), out); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(dir, ManifestFile), 0o644, out); err != nil {
 		return nil, err
 	}
 	return m, nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // Pack writes dir's bundle — manifest.json, then each listed file in
