@@ -3,41 +3,21 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/macrokit/macrokit-go/runtime/audit/audittest"
 
 	"github.com/macrokit/macrokit-go/runtime/audit"
 )
 
-// memAudit is an audit sink in memory; failOn makes appends of those kinds
-// fail.
-type memAudit struct {
-	mu     sync.Mutex
-	events []audit.Event
-	failOn map[audit.Kind]bool
-}
-
-func (m *memAudit) Append(_ context.Context, e audit.Event) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.failOn[e.Kind] {
-		return errors.New("disk full")
-	}
-	m.events = append(m.events, e)
-	return nil
-}
-
 // summary renders the events as "kind/channel/who" words.
-func (m *memAudit) summary() string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+func summary(sink *audittest.Sink) string {
 	var parts []string
-	for _, e := range m.events {
+	for _, e := range sink.Events() {
 		s := string(e.Kind)
 		if e.Channel != "" || e.Who != "" {
 			s += "/" + string(e.Channel) + "/" + e.Who
@@ -82,9 +62,9 @@ func TestDangerousRunAudited(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sink := &memAudit{failOn: map[audit.Kind]bool{}}
+			sink := &audittest.Sink{FailOn: map[audit.Kind]bool{}}
 			for _, k := range tc.failOn {
-				sink.failOn[k] = true
+				sink.FailOn[k] = true
 			}
 			d := &Dispatcher{Registry: reg, Approver: tc.approver}
 			out := d.Dispatch(audit.With(context.Background(), sink), Call{ID: "1", Name: "wipe"})
@@ -100,7 +80,7 @@ func TestDangerousRunAudited(t *testing.T) {
 			if ran != wantRan {
 				t.Errorf("the handler ran %d times, want %d", ran, wantRan)
 			}
-			if got := sink.summary(); got != tc.events {
+			if got := summary(sink); got != tc.events {
 				t.Errorf("events %q, want %q", got, tc.events)
 			}
 		})
@@ -157,7 +137,7 @@ func TestSecretReadAndSiteBlockAudited(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%s fail %s", tc.macro, tc.failOn), func(t *testing.T) {
 			hits = 0
-			sink := &memAudit{failOn: map[audit.Kind]bool{tc.failOn: true}}
+			sink := &audittest.Sink{FailOn: map[audit.Kind]bool{tc.failOn: true}}
 			d := &Dispatcher{Registry: reg, Getenv: func(k string) string { return env[k] }, Sites: sites}
 			out := d.Dispatch(audit.With(context.Background(), sink), Call{ID: "1", Name: tc.macro})
 			if (tc.code == "") != (out.Error == nil) || (out.Error != nil && out.Error.Code != tc.code) {
@@ -166,10 +146,10 @@ func TestSecretReadAndSiteBlockAudited(t *testing.T) {
 			if hits != tc.hits {
 				t.Errorf("%d requests, want %d", hits, tc.hits)
 			}
-			if got := sink.summary(); got != tc.events {
+			if got := summary(sink); got != tc.events {
 				t.Errorf("events %q, want %q", got, tc.events)
 			}
-			for _, e := range sink.events {
+			for _, e := range sink.Events() {
 				if b, _ := json.Marshal(e); strings.Contains(string(b), "tok-123") {
 					t.Errorf("an audit event carries the secret: %s", b)
 				}

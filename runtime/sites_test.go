@@ -9,10 +9,11 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/macrokit/macrokit-go/runtime/audit/audittest"
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime/audit"
@@ -211,24 +212,10 @@ func TestPageLeavesAllowedSites(t *testing.T) {
 	}
 }
 
-// memSink is an audit sink that keeps the events.
-type memSink struct {
-	mu     sync.Mutex
-	events []audit.Event
-}
-
-func (s *memSink) Append(_ context.Context, e audit.Event) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.events = append(s.events, e)
-	return nil
-}
-
-func (s *memSink) kinds() []audit.Kind {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// kinds lists the kinds of the sink's events.
+func kinds(s *audittest.Sink) []audit.Kind {
 	var out []audit.Kind
-	for _, e := range s.events {
+	for _, e := range s.Events() {
 		out = append(out, e.Kind)
 	}
 	return out
@@ -312,7 +299,7 @@ func TestDispatchBlockedSite(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sink := &memSink{}
+			sink := &audittest.Sink{}
 			ctx := audit.With(context.Background(), sink)
 			out := (&Dispatcher{Registry: reg, Sites: policy}).Dispatch(ctx, Call{ID: "1", Name: "fetch"})
 			if out.OK || out.Error.Code != CodeSiteNotAllowed || !strings.Contains(out.Error.Message, "is a blocked site") {
@@ -321,10 +308,10 @@ func TestDispatchBlockedSite(t *testing.T) {
 			if hits.Load() != 0 {
 				t.Errorf("%d requests reached the blocked origin", hits.Load())
 			}
-			if k := sink.kinds(); len(k) != 1 || k[0] != audit.SiteBlocked {
+			if k := kinds(sink); len(k) != 1 || k[0] != audit.SiteBlocked {
 				t.Fatalf("audit events %v, want one site_blocked", k)
 			}
-			if e := sink.events[0]; e.Macro != "fetch" || !strings.HasPrefix(e.Target, blocked.URL) {
+			if e := sink.Events()[0]; e.Macro != "fetch" || !strings.HasPrefix(e.Target, blocked.URL) {
 				t.Errorf("audit event %+v", e)
 			}
 		})

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/macrokit/macrokit-go/runtime/audit/audittest"
+
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/approval"
 	"github.com/macrokit/macrokit-go/runtime/audit"
@@ -119,7 +121,7 @@ func TestTerminalApprover(t *testing.T) {
 	for i, tc := range cases {
 		var stderr bytes.Buffer
 		ap := lineApprover(false, true, bufio.NewReader(strings.NewReader(tc.line)), &stderr, mem)
-		s := &memSink{}
+		s := &audittest.Sink{}
 		ok, err := ap(audit.With(context.Background(), s), runtime.ApprovalRequest{Macro: tc.tool, Intent: "x", Args: json.RawMessage(`{}`), Reason: `page_click "Save" submits a form`})
 		if err != nil || ok != tc.ok {
 			t.Fatalf("case %d: ok %v err %v, want %v", i, ok, err, tc.ok)
@@ -135,16 +137,8 @@ func TestTerminalApprover(t *testing.T) {
 		if !tc.prompted {
 			want = audit.ChannelMemory
 		}
-		if len(s.events) == 0 || s.events[len(s.events)-1].Channel != want {
-			t.Errorf("case %d: events %+v, want the decision on channel %q", i, s.events, want)
+		if len(s.Events()) == 0 || s.Events()[len(s.Events())-1].Channel != want {
+			t.Errorf("case %d: events %+v, want the decision on channel %q", i, s.Events(), want)
 		}
 	}
-}
-
-// memSink keeps audit events.
-type memSink struct{ events []audit.Event }
-
-func (s *memSink) Append(_ context.Context, e audit.Event) error {
-	s.events = append(s.events, e)
-	return nil
 }

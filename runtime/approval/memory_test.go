@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/macrokit/macrokit-go/runtime/audit/audittest"
 
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/audit"
@@ -93,18 +94,6 @@ func TestOpenRejectsBadFiles(t *testing.T) {
 	}
 }
 
-type sink struct {
-	mu     sync.Mutex
-	events []audit.Event
-}
-
-func (s *sink) Append(_ context.Context, e audit.Event) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.events = append(s.events, e)
-	return nil
-}
-
 // TestMemoryGate: always and never answer without asking next (counted),
 // audited on the memory channel; ask asks next; without next an
 // unremembered tool fails with ErrNoApprover; a nil Memory is next.
@@ -117,7 +106,7 @@ func TestMemoryGate(t *testing.T) {
 	answer := false
 	next := func(context.Context, runtime.ApprovalRequest) (bool, error) { asked++; return answer, nil }
 	ap := m.Gate(next)
-	s := &sink{}
+	s := &audittest.Sink{}
 	ctx := audit.With(context.Background(), s)
 	req := func(tool string) runtime.ApprovalRequest { return runtime.ApprovalRequest{Macro: tool} }
 	cases := []struct {
@@ -143,14 +132,15 @@ func TestMemoryGate(t *testing.T) {
 			}
 		}
 		answer = tc.answer
-		s.events = nil
+		s.Take()
 		ok, err := ap(ctx, req(tc.tool))
 		var got string
-		if len(s.events) == 1 {
-			got = string(s.events[0].Kind) + ":" + string(s.events[0].Channel)
+		events := s.Events()
+		if len(events) == 1 {
+			got = string(events[0].Kind) + ":" + string(events[0].Channel)
 		}
-		if err != nil || ok != tc.ok || asked != tc.asked || got != tc.event || len(s.events) > 1 {
-			t.Errorf("%s: ok %v err %v, asked %d, events %v; want ok %v, asked %d, event %q", tc.name, ok, err, asked, s.events, tc.ok, tc.asked, tc.event)
+		if err != nil || ok != tc.ok || asked != tc.asked || got != tc.event || len(events) > 1 {
+			t.Errorf("%s: ok %v err %v, asked %d, events %v; want ok %v, asked %d, event %q", tc.name, ok, err, asked, events, tc.ok, tc.asked, tc.event)
 		}
 	}
 	if _, err := m.Gate(nil)(ctx, req("other")); !errors.Is(err, runtime.ErrNoApprover) {

@@ -7,10 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/macrokit/macrokit-go/runtime/audit/audittest"
 
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/approval"
@@ -41,26 +42,12 @@ func gateSite(t *testing.T) (*httptest.Server, *atomic.Int32) {
 	return srv, &saves
 }
 
-type auditSink struct {
-	mu     sync.Mutex
-	events []audit.Event
-}
-
-func (s *auditSink) Append(_ context.Context, e audit.Event) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.events = append(s.events, e)
-	return nil
-}
-
-func (s *auditSink) take() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// take renders the sink's events as "kind:channel" words and forgets them.
+func take(s *audittest.Sink) string {
 	var out []string
-	for _, e := range s.events {
+	for _, e := range s.Take() {
 		out = append(out, string(e.Kind)+":"+string(e.Channel))
 	}
-	s.events = nil
 	return strings.Join(out, " ")
 }
 
@@ -116,7 +103,7 @@ func TestRawActionGate(t *testing.T) {
 	defer cancel()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			sink := &auditSink{}
+			sink := &audittest.Sink{}
 			actx := audit.With(ctx, sink)
 			log, err := sessionlog.Open(t.TempDir(), "gate")
 			if err != nil {
@@ -142,7 +129,7 @@ func TestRawActionGate(t *testing.T) {
 			if asked != tc.asked {
 				t.Errorf("asked %d times, want %d", asked, tc.asked)
 			}
-			if got := sink.take(); got != tc.audit {
+			if got := take(sink); got != tc.audit {
 				t.Errorf("audit %q, want %q", got, tc.audit)
 			}
 		})
@@ -178,7 +165,7 @@ func TestRawActionGateMemory(t *testing.T) {
 		if err := mem.Set(Click, tc.d, "test"); err != nil {
 			t.Fatal(err)
 		}
-		sink := &auditSink{}
+		sink := &audittest.Sink{}
 		s := NewSession(&runtime.Dispatcher{Pages: runtime.ContextPages(b), Approver: mem.Gate(ask)}, nil, srv.URL)
 		actx := audit.With(ctx, sink)
 		if o := s.Dispatch(actx, runtime.Call{ID: "g", Name: Goto, Turn: 1, Args: json.RawMessage(`{"url":"/"}`)}); !o.OK {
@@ -189,7 +176,7 @@ func TestRawActionGateMemory(t *testing.T) {
 		if o.OK != tc.ok || saves.Load() != tc.saves || asked != 0 {
 			t.Errorf("%s: ok %v (%+v), saves %d, asked %d", tc.d, o.OK, o.Error, saves.Load(), asked)
 		}
-		if got := sink.take(); got != tc.audit {
+		if got := take(sink); got != tc.audit {
 			t.Errorf("%s: audit %q, want %q", tc.d, got, tc.audit)
 		}
 	}
@@ -213,12 +200,12 @@ func TestRawToolsBlockedSite(t *testing.T) {
 	s := NewSession(&runtime.Dispatcher{Sites: sites}, nil, home.URL)
 	defer s.Close()
 	for _, u := range []string{blocked.URL + "/api", "/bounce"} {
-		sink := &auditSink{}
+		sink := &audittest.Sink{}
 		o := s.Dispatch(audit.With(context.Background(), sink), runtime.Call{ID: "h", Name: HTTP, Turn: 1, Args: json.RawMessage(fmt.Sprintf(`{"url":%q}`, u))})
 		if o.OK || o.Error.Code != runtime.CodeSiteNotAllowed || !strings.Contains(o.Error.Message, "is a blocked site") {
 			t.Errorf("%s: %+v, want site_not_allowed (blocked)", u, o.Error)
 		}
-		if got := sink.take(); got != "site_blocked:" || sink.events != nil {
+		if got := take(sink); got != "site_blocked:" || len(sink.Events()) != 0 {
 			t.Errorf("%s: audit %q", u, got)
 		}
 	}

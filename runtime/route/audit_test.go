@@ -3,24 +3,13 @@ package route
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/macrokit/macrokit-go/runtime/audit/audittest"
 
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/audit"
 )
-
-type memAudit struct {
-	mu     sync.Mutex
-	events []audit.Event
-}
-
-func (m *memAudit) Append(_ context.Context, e audit.Event) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.events = append(m.events, e)
-	return nil
-}
 
 // TestSalvageApprovalAudited: a call recovered from the model's text is
 // approved through the audited approver; its events say so, in the
@@ -42,7 +31,7 @@ func TestSalvageApprovalAudited(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r, log, _ := newRouter(t, answers("m", text(`{"name": "add_customer", "arguments": {"name": "Ada"}}`), text("Added.")))
 			r.SalvageApprover = tc.approver
-			sink := &memAudit{}
+			sink := &audittest.Sink{}
 			res, err := r.NewConversation().Turn(audit.With(context.Background(), sink), "add ada as a customer")
 			if err != nil {
 				t.Fatal(err)
@@ -51,7 +40,7 @@ func TestSalvageApprovalAudited(t *testing.T) {
 				t.Fatalf("dispatched=%v, want %v (%s)", res.Dispatched(), tc.ran, res.Decision)
 			}
 			var got []string
-			for _, e := range sink.events {
+			for _, e := range sink.Events() {
 				got = append(got, string(e.Kind)+"/"+string(e.Channel))
 				if e.Macro != "add_customer" || e.Session != log.ID() || !strings.Contains(e.Reason, "recovered from the model's text") {
 					t.Errorf("event %+v", e)
