@@ -49,6 +49,11 @@ type Options struct {
 	// ControlURL connects to a running browser (its CDP websocket URL)
 	// instead of launching one.
 	ControlURL string
+	// UserContext (only with ControlURL) makes NewContext hand out the
+	// browser's default context, with the user's own cookies and logins,
+	// instead of a fresh incognito one; Close then closes only the pages
+	// this Browser opened in it.
+	UserContext bool
 	// Headed shows the browser window; the default is headless.
 	Headed bool
 	// NoSandbox disables Chromium's sandbox. It is forced on when running as

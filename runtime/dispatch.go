@@ -90,6 +90,11 @@ type Dispatcher struct {
 	// Sites restricts the origins page and http steps may reach; nil means
 	// the policy on the call's context (WithSitePolicy), if any.
 	Sites *SitePolicy
+	// Identity is who the calls run as: its browser state is restored into
+	// every call's context and saved when a call changes it, and its
+	// credentials feed logins on demand. nil: every call starts signed out
+	// and nothing is kept.
+	Identity *Identity
 	// Refdata serves lookup steps; nil means the Lookuper on the call's
 	// context (refdata.NewContext), if any.
 	Refdata refdata.Lookuper

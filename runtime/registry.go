@@ -56,6 +56,13 @@ type Macro struct {
 	// ({{ env.NAME }}), sorted. Recorders use it to keep deployment URLs
 	// out of fixtures.
 	Env []string
+	// Session names the macro whose Login provides the signed-in session
+	// this macro needs ("" when it needs none): the runtime runs it first
+	// when the identity has no live session, and once more (then retries
+	// from the start) when a step lands on a signed-out page.
+	Session string
+	// Login is set on a macro that signs in (the spec's `login:` block).
+	Login *Login
 	// Tests are the macro's end-to-end tests (the spec's `tests:`).
 	Tests   []MacroTest
 	Handler Handler
