@@ -191,6 +191,7 @@ func (x *Exec) DoIn(ctx context.Context, path string, ts TabStep, step engine.St
 		rec.Checks = res.Checks
 		rec.Detail = res.Detail()
 	}
+	x.afterStep(ctx, path, step, res, err)
 	if in != MainTab && p.Closed(ctx) {
 		// The page closed itself (a popup that posts its result to the
 		// opener and closes). When the action reached it, the step did its
