@@ -184,7 +184,9 @@ func (s *Store) decode(name string, data []byte) (*Record, bool, error) {
 	return &rec, sealed, nil
 }
 
-func additional(name string) []byte { return fmt.Appendf(nil, "macrokit-identity/%d/%s", Version, name) }
+func additional(name string) []byte {
+	return fmt.Appendf(nil, "macrokit-identity/%d/%s", Version, name)
+}
 
 // encode writes rec as an envelope, sealed when key is set.
 func encode(rec *Record, key []byte) ([]byte, error) {
