@@ -304,7 +304,7 @@ func signedOutConds(l *Login) []engine.Condition {
 
 // signedOutWait is how long a signed-out condition may take to show on a
 // page that has settled.
-const signedOutWait = 300 * time.Millisecond
+const signedOutWait = 50 * time.Millisecond
 
 // checkSignedOut reads the page after a step (a navigation, a failure, the
 // end of the run) of a macro that needs a session: a passing signed_out
