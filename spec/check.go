@@ -105,6 +105,8 @@ func (c *checker) check() {
 	s.Primitives = sortedSet(c.prims)
 	s.callSites = c.sites
 	c.unverifiedEffects()
+	c.checkLogin()
+	c.checkSession()
 }
 
 func sortedSet(m map[string]bool) []string {

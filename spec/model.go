@@ -76,6 +76,13 @@ type Spec struct {
 	// level): check then accepts them. UnverifiedPos is where it is.
 	Unverified    string
 	UnverifiedPos Pos
+	// Login is set on a macro that signs in (`login:`): the session
+	// contract the macros naming it in `session:` rely on.
+	Login *Login
+	// Session names the login macro whose session this macro needs
+	// (`session:`); SessionPos is where.
+	Session    string
+	SessionPos Pos
 
 	// Filled by the checker:
 
