@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/macrokit/macrokit-go/generated"
 	"github.com/macrokit/macrokit-go/internal/demosite"
@@ -60,12 +61,15 @@ func demoCommand(cfg *Config) *cli.Command {
 				&cli.StringFlag{Name: "addr", Value: DemoAddr, Usage: "listen address"},
 				&cli.BoolFlag{Name: "require-login", Usage: "require signing in (admin / demo-password) before the other pages"},
 				&cli.StringFlag{Name: "inject", Usage: "fault modes for every request: slow, flaky, fakeSuccess, error500 (comma-separated)"},
+				&cli.DurationFlag{Name: "session-ttl", Usage: "end each login session this long after it started (0: never)"},
+				&cli.StringFlag{Name: "totp-secret-env", Usage: "the variable holding a base32 TOTP secret: admin then also needs a one-time code"},
 			},
 			Action: func(c *cli.Context) error {
 				if err := noArgs(c, 0); err != nil {
 					return err
 				}
-				opts := DemoServeOptions{Addr: c.String("addr"), RequireLogin: c.Bool("require-login"), Inject: c.String("inject")}
+				opts := DemoServeOptions{Addr: c.String("addr"), RequireLogin: c.Bool("require-login"), Inject: c.String("inject"),
+					SessionTTL: c.Duration("session-ttl"), TOTPSecretEnv: c.String("totp-secret-env")}
 				return runDemoServe(c.Context, newEnv(c, cfg), opts)
 			},
 		}, demoRunCommand(cfg)},
@@ -77,11 +81,26 @@ type DemoServeOptions struct {
 	Addr         string
 	RequireLogin bool
 	Inject       string // fault modes, comma-separated
+	SessionTTL   time.Duration
+	// TOTPSecretEnv names the variable holding admin's TOTP secret (a
+	// secret is never a flag value: it would show in ps and shell history).
+	TOTPSecretEnv string
 }
 
 // runDemoServe serves the demo site until ctx ends.
 func runDemoServe(ctx context.Context, env *Env, opts DemoServeOptions) error {
-	site := demosite.New(demosite.Options{RequireLogin: opts.RequireLogin, Inject: opts.Inject})
+	so := demosite.Options{RequireLogin: opts.RequireLogin, Inject: opts.Inject, SessionTTL: opts.SessionTTL}
+	if opts.TOTPSecretEnv != "" {
+		secret := env.Getenv(opts.TOTPSecretEnv)
+		if secret == "" {
+			return Usagef("demo serve: --totp-secret-env %s: the variable is not set", opts.TOTPSecretEnv)
+		}
+		so.TOTP = map[string]string{demosite.DefaultUsername: secret}
+	}
+	if err := so.Check(); err != nil {
+		return Usagef("demo serve: %v", err)
+	}
+	site := demosite.New(so)
 	logf := func(format string, args ...any) {
 		_, _ = io.WriteString(env.Stderr, sprintf(format, args...)+"\n")
 	}
