@@ -189,6 +189,8 @@ func buildJSONSchema() jobj {
 		case StepLookup:
 			s = closed(jobj{"bundle": jobj{"type": "string", "pattern": bundleRefRE.String()}, "file": jobj{"type": "string", "minLength": 1},
 				"key": jref("text"), "into": jref("var")}, "bundle", "file", "key", "into")
+		case StepTOTP:
+			s = closed(jobj{"secret": jref("text"), "into": jref("var")}, "secret", "into")
 		case StepForeach:
 			o := closed(jobj{"in": str, "as": jref("var"), "index": jref("var"),
 				"max":   jobj{"type": "integer", "minimum": 1, "maximum": MaxForeach},

@@ -30,6 +30,10 @@ type Credential struct {
 	Pos     Pos
 }
 
+// MaxLoginConditions bounds signed_out and signed_in: the runtime reads
+// them on the pages of every macro that needs the session.
+const MaxLoginConditions = 16
+
 var loginKeys = []string{"internal", "signed_out", "signed_in", "credentials"}
 
 // login reads the `login:` block.
@@ -87,15 +91,18 @@ func (c *checker) checkLogin() {
 	if l == nil {
 		return
 	}
-	for _, group := range [][]*Condition{l.SignedOut, l.SignedIn} {
+	for i, group := range [][]*Condition{l.SignedOut, l.SignedIn} {
+		if len(group) > MaxLoginConditions {
+			c.errf(group[MaxLoginConditions].Pos, group[MaxLoginConditions].path, "at most %d conditions: %s are read on every page of the macros the login serves", MaxLoginConditions, []string{"signed_out", "signed_in"}[i])
+		}
 		for _, cd := range group {
 			for _, t := range []*Template{cd.Pattern, cd.Text, cd.Value, cd.URL} {
 				if t != nil && !t.IsLiteral() {
 					c.errf(t.Pos, cd.path, "a login's conditions are literal: they are checked on the pages of the macros it serves, where {{ }} has nothing to refer to")
 				}
 			}
-			if cd.Kind == "list_count_delta" {
-				c.errf(cd.Pos, cd.path, "list_count_delta compares before and after an action; a login's conditions read a page as it is")
+			if cd.Kind == "list_count_delta" || cd.Kind == "request_succeeded" {
+				c.errf(cd.Pos, cd.path, "%s describes what a step did; a login's conditions read a page as it is", cd.Kind)
 			}
 			if cd.Tab != "" {
 				c.errf(cd.TabPos, cd.path, "a login's conditions read the page of the macro it serves; remove tab")
@@ -110,6 +117,8 @@ func (c *checker) checkLogin() {
 			c.errf(cr.Pos, path, "no parameter %q%s", cr.Param, didYouMean(cr.Param, c.paramNames()))
 		case prop.Secret && cr.Env == "":
 			c.errf(cr.Pos, path, "a literal secret in a spec: use \"{{ env.NAME }}\", or the identity's credentials in macrokit.yaml")
+		case prop.Type != nil && prop.Type.Kind != KindString:
+			c.errf(cr.Pos, path, "a credential fills a string parameter; %s is %s", cr.Param, prop.Type)
 		}
 	}
 }

@@ -202,6 +202,7 @@ const (
 	StepCall       StepKind = "call"
 	StepPrimitive  StepKind = "primitive"
 	StepLookup     StepKind = "lookup"
+	StepTOTP       StepKind = "totp"
 	StepForeach    StepKind = "foreach"
 	StepIf         StepKind = "if"
 )
@@ -209,7 +210,7 @@ const (
 // stepKinds lists every step kind in documentation order: the page actions,
 // then the rest.
 var stepKinds = append(pageKinds(), StepExtract, StepScreenshot, StepCloseTab, StepHTTP,
-	StepSet, StepAssert, StepCall, StepPrimitive, StepLookup, StepForeach, StepIf)
+	StepSet, StepAssert, StepCall, StepPrimitive, StepLookup, StepTOTP, StepForeach, StepIf)
 
 func pageKinds() []StepKind {
 	var out []StepKind
@@ -276,6 +277,8 @@ type Step struct {
 	Call      *Call      // a call step
 	Primitive *Primitive // a primitive step
 	Lookup    *Lookup    // a lookup step
+	// TOTP is a totp step.
+	TOTP *TOTP
 	Foreach   *Foreach   // a foreach step
 	If        *If        // an if step
 
@@ -523,6 +526,16 @@ type Primitive struct {
 
 // Lookup reads one row of a reference-data bundle by key (see
 // docs/refdata.md): `lookup: {bundle, file, key, into}`.
+// TOTP is a totp step: the current RFC 6238 code of a secret, into a
+// variable (a secret itself).
+type TOTP struct {
+	Secret    *Template // one reference to a secret parameter or {{ env.NAME }}
+	SecretPos Pos
+	Into      string
+	IntoPos   Pos
+	Pos       Pos
+}
+
 type Lookup struct {
 	// Bundle is the bundle's name, or name@version to read that version.
 	Bundle    string
