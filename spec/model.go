@@ -278,9 +278,9 @@ type Step struct {
 	Primitive *Primitive // a primitive step
 	Lookup    *Lookup    // a lookup step
 	// TOTP is a totp step.
-	TOTP *TOTP
-	Foreach   *Foreach   // a foreach step
-	If        *If        // an if step
+	TOTP    *TOTP
+	Foreach *Foreach // a foreach step
+	If      *If      // an if step
 
 	// Expect are the post-conditions that prove the step worked (for wait,
 	// the conditions it waits for).

@@ -1,7 +1,5 @@
 package spec
 
-
-
 // totp reads a totp step: {secret: "{{ totp_secret }}", into: code}.
 func (p *parser) totp(m *mapping) *TOTP {
 	t := &TOTP{Pos: p.pos(m.node)}
@@ -37,4 +35,3 @@ func (c *checker) totp(t *TOTP, sc *scope, path string) []pending {
 	}
 	return []pending{{t.Into, t.IntoPos, join(path, "into"), Scalar(KindString), true}}
 }
-
