@@ -89,6 +89,9 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	if opts.ControlURL != "" {
 		return Connect(ctx, opts.ControlURL, opts)
 	}
+	if opts.UserContext {
+		return nil, &Error{Code: CodeBrowser, Msg: "UserContext acts in a running browser: it needs a ControlURL (--cdp), not a launched one"}
+	}
 	bin := opts.Bin
 	if bin == "" {
 		var err error
@@ -181,12 +184,20 @@ func (b *Browser) PID() int {
 }
 
 // NewContext opens an isolated (incognito) browser context: its own cookies,
-// storage and cache.
+// storage and cache. With Options.UserContext it hands out the browser's
+// default context instead (Shared).
 func (b *Browser) NewContext(ctx context.Context) (*Context, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return nil, &Error{Code: CodeBrowser, Msg: "browser is closed"}
+	}
+	if b.opts.UserContext {
+		// The user's own profile: pages open in the default context, and
+		// Close leaves it (and the browser) as it was.
+		c := &Context{browser: b, rod: b.rod, shared: true, pages: map[*Page]struct{}{}}
+		b.contexts[c] = struct{}{}
+		return c, nil
 	}
 	inc, err := b.rod.Context(ctx).Incognito()
 	if err != nil {
@@ -245,10 +256,12 @@ func (b *Browser) Close() error {
 type Context struct {
 	browser *Browser
 	rod     *rod.Browser
+	shared  bool // the browser's default context (Options.UserContext)
 
-	mu     sync.Mutex
-	pages  map[*Page]struct{}
-	closed bool
+	mu      sync.Mutex
+	pages   map[*Page]struct{}
+	origins map[string]bool // origins its pages loaded documents from
+	closed  bool
 }
 
 // NewPage opens a blank page in this context.
@@ -303,5 +316,8 @@ func (c *Context) Close() error {
 	c.browser.mu.Lock()
 	delete(c.browser.contexts, c)
 	c.browser.mu.Unlock()
+	if c.shared {
+		return nil
+	}
 	return c.rod.Timeout(5 * time.Second).Close()
 }

@@ -120,6 +120,9 @@ func newPage(ctx context.Context, c *Context, rp *rod.Page) (*Page, error) {
 			p.finish(string(e.RequestID), msg)
 		},
 		func(e *proto.PageFrameNavigated) {
+			if e.Frame.ParentID == "" {
+				c.noteOrigin(originOf(e.Frame.URL))
+			}
 			// Chromium never reports the end of requests a navigation
 			// abandoned: settle them so in-flight counts do not leak.
 			p.mu.Lock()
@@ -206,6 +209,9 @@ func (p *Page) notifyLocked() {
 	close(p.changed)
 	p.changed = make(chan struct{})
 }
+
+// Context returns the browser context the page belongs to.
+func (p *Page) Context() *Context { return p.ctx }
 
 // Rod returns the underlying rod page, for callers that need raw CDP.
 func (p *Page) Rod() *rod.Page { return p.rod }

@@ -144,6 +144,12 @@ func (g *generator) macroCtor(m *macroInfo, f *jen.File) error {
 		}
 		fields = append(fields, jen.Id("Tests").Op(":").Index().Qual(pkgRuntime, "MacroTest").Values(multiline(tests)...))
 	}
+	if s.Session != "" {
+		fields = append(fields, jen.Id("Session").Op(":").Lit(s.Session))
+	}
+	if s.Login != nil {
+		fields = append(fields, jen.Id("Login").Op(":").Op("&").Qual(pkgRuntime, "Login").Values(multiline(g.login(m, s.Login))...))
+	}
 	adapter := "Handle"
 	if m.result == "" {
 		adapter = "HandleNoResult"
@@ -155,6 +161,34 @@ func (g *generator) macroCtor(m *macroInfo, f *jen.File) error {
 		jen.Return(jen.Op("&").Qual(pkgRuntime, "Macro").Values(multiline(fields)...)),
 	)
 	return nil
+}
+
+// login renders a spec's login block as the fields of a runtime.Login:
+// its conditions are literal (check), so they compile without a call.
+func (g *generator) login(m *macroInfo, l *spec.Login) []jen.Code {
+	f := newFn(g, m)
+	var out []jen.Code
+	if l.Internal {
+		out = append(out, jen.Id("Internal").Op(":").True())
+	}
+	if len(l.SignedOut) > 0 {
+		out = append(out, jen.Id("SignedOut").Op(":").Add(f.conditions(l.SignedOut, nil)))
+	}
+	if len(l.SignedIn) > 0 {
+		out = append(out, jen.Id("SignedIn").Op(":").Add(f.conditions(l.SignedIn, nil)))
+	}
+	if len(l.Credentials) > 0 {
+		d := jen.Dict{}
+		for _, c := range l.Credentials {
+			if c.Env != "" {
+				d[jen.Lit(c.Param)] = jen.Values(jen.Id("Env").Op(":").Lit(c.Env))
+			} else {
+				d[jen.Lit(c.Param)] = jen.Values(jen.Id("Literal").Op(":").Lit(c.Literal))
+			}
+		}
+		out = append(out, jen.Id("Credentials").Op(":").Map(jen.String()).Qual(pkgRuntime, "Credential").Values(d))
+	}
+	return out
 }
 
 // macroTests renders the spec's tests as runtime.MacroTest literals: the

@@ -609,6 +609,14 @@ func (f *fn) lookup(s *spec.Step, sc *stepCtx) []jen.Code {
 	return f.assignCall(l.Into, call, spec.ObjectOf(), sc)
 }
 
+// totp compiles a totp step: the code of the secret now, into its
+// variable (Exec.TOTP makes both secrets of the call).
+func (f *fn) totp(s *spec.Step, sc *stepCtx) []jen.Code {
+	t := s.TOTP
+	call := jen.Id("x").Dot("TOTP").Call(jen.Id("ctx"), sc.path(), f.text(t.Secret, textPlain, sc))
+	return f.assignCall(t.Into, call, spec.Scalar(spec.KindString), sc)
+}
+
 // foreach compiles a foreach step: the bound check, then a Go range loop
 // whose body steps carry the iteration in their paths.
 func (f *fn) foreach(s *spec.Step, sc *stepCtx, at pathCtx) []jen.Code {
@@ -763,6 +771,8 @@ func kindSummary(s *spec.Step) string {
 		return k + " " + s.Primitive.Name
 	case spec.StepLookup:
 		return k + " " + s.Lookup.Key.Raw + " in " + s.Lookup.Bundle + " " + s.Lookup.File + " into " + s.Lookup.Into
+	case spec.StepTOTP:
+		return k + " into " + s.TOTP.Into
 	case spec.StepForeach:
 		return k + " " + s.Foreach.As + " in " + s.Foreach.In.Raw
 	case spec.StepIf:

@@ -142,6 +142,7 @@ func addCustomerMacro() *runtime.Macro {
 				Fixture: "add_customer/adds-a-pro-customer.jsonl",
 			},
 		},
+		Session: "login",
 		Handler: runtime.Handle(AddCustomer),
 	}
 }

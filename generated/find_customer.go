@@ -158,6 +158,7 @@ func findCustomerMacro() *runtime.Macro {
 				Fixture: "find_customer/finds-initech.jsonl",
 			},
 		},
+		Session: "login",
 		Handler: runtime.Handle(FindCustomer),
 	}
 }

@@ -168,6 +168,7 @@ func listOrdersMacro() *runtime.Macro {
 				Fixture: "list_orders/counts-pending-orders.jsonl",
 			},
 		},
+		Session: "login",
 		Handler: runtime.Handle(ListOrders),
 	}
 }

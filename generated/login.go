@@ -93,6 +93,13 @@ func loginMacro() *runtime.Macro {
 				Fixture: "login/signs-in-with-the-demo-account.jsonl",
 			},
 		},
+		Login: &runtime.Login{
+			SignedOut: []engine.Condition{{Kind: vocab.CondURLMatches, Pattern: "/login"}},
+			Credentials: map[string]runtime.Credential{
+				"password": {Env: "DEMO_PASSWORD"},
+				"username": {Env: "DEMO_USER"},
+			},
+		},
 		Handler: runtime.HandleNoResult(Login),
 	}
 }

@@ -143,6 +143,7 @@ func updateSettingsMacro() *runtime.Macro {
 				Fixture: "update_settings/saves-a-combination.jsonl",
 			},
 		},
+		Session: "login",
 		Handler: runtime.HandleNoResult(UpdateSettings),
 	}
 }

@@ -103,7 +103,7 @@ type Dispatcher struct {
 // Dispatch validates one call, runs it and records it in the session log.
 func (d *Dispatcher) Dispatch(ctx context.Context, c Call) *Outcome {
 	m, ok := d.Registry.Lookup(c.Name)
-	r := d.begin(ctx, c.ID, c.Turn, c.Name, m, c.Args)
+	r := d.begin(ctx, c.ID, c.Turn, c.Name, m, c.Args, nil)
 	if !ok {
 		return r.finish(&CallError{Code: CodeMacroNotFound, Message: fmt.Sprintf("no macro named %q", c.Name)})
 	}
@@ -121,10 +121,10 @@ func (d *Dispatcher) Dispatch(ctx context.Context, c Call) *Outcome {
 func (d *Dispatcher) DispatchValid(ctx context.Context, id string, turn int, args ValidArgs) *Outcome {
 	m := args.macro
 	if m == nil {
-		r := d.begin(ctx, id, turn, "", nil, nil)
+		r := d.begin(ctx, id, turn, "", nil, nil, nil)
 		return r.finish(&CallError{Code: CodeInternal, Message: "DispatchValid needs arguments from Macro.Validate"})
 	}
-	r := d.begin(ctx, id, turn, m.Name, m, args.args)
+	r := d.begin(ctx, id, turn, m.Name, m, args.args, nil)
 	if reg, ok := d.Registry.Lookup(m.Name); !ok || reg != m {
 		return r.finish(&CallError{Code: CodeMacroNotFound, Message: fmt.Sprintf("no macro named %q in this registry", m.Name)})
 	}
@@ -144,11 +144,18 @@ type callRun struct {
 	// logErr is the failed write of the tool_call record: the call must
 	// not run.
 	logErr error
+	// ident is who the call runs as: the dispatcher's Identity, or, for a
+	// macro that needs a session and no Identity, one kept for this call.
+	ident *Identity
 }
 
-// begin registers a call's secrets and writes its tool_call record.
-func (d *Dispatcher) begin(ctx context.Context, id string, turn int, name string, m *Macro, args json.RawMessage) *callRun {
-	r := &callRun{d: d, start: time.Now(), turn: turn, macro: m, out: &Outcome{CallID: id, Macro: name}}
+// begin registers a call's secrets and writes its tool_call record (with
+// data, when set).
+func (d *Dispatcher) begin(ctx context.Context, id string, turn int, name string, m *Macro, args json.RawMessage, data map[string]any) *callRun {
+	r := &callRun{d: d, start: time.Now(), turn: turn, macro: m, out: &Outcome{CallID: id, Macro: name}, ident: d.Identity}
+	if r.ident == nil && m != nil && m.Session != "" {
+		r.ident = &Identity{Name: "default"}
+	}
 	if m != nil {
 		r.secrets = m.SecretsIn(ctx, args)
 		for _, s := range r.secrets {
@@ -157,7 +164,7 @@ func (d *Dispatcher) begin(ctx context.Context, id string, turn int, name string
 			}
 		}
 	}
-	r.logErr = d.logRecord(sessionlog.Record{Type: sessionlog.RecToolCall, Turn: turn, CallID: id, Tool: name, Raw: r.raw(), Args: loggedArgs(m, args)})
+	r.logErr = d.logRecord(sessionlog.Record{Type: sessionlog.RecToolCall, Turn: turn, CallID: id, Tool: name, Raw: r.raw(), Args: loggedArgs(m, args), Data: data})
 	return r
 }
 
@@ -239,21 +246,24 @@ func (d *Dispatcher) run(ctx context.Context, r *callRun, valid ValidArgs) *Outc
 		ctx, cancel = context.WithTimeout(ctx, d.Timeout)
 		defer cancel()
 	}
-	x := d.newExec(m, r.secrets)
-	defer x.close()
-	x.audit = audit.From(ctx)
-	r.x = x
-	res, err := m.Handler(ctx, x, args)
-	r.out.Steps = x.Steps()
-	if err != nil {
-		return r.finish(classify(ctx, err))
+	p, cerr := d.provider(m)
+	if cerr != nil {
+		return r.finish(cerr)
 	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		return r.finish(&CallError{Code: CodeInternal, Message: "encode result: " + err.Error(), Err: err})
+	var out *Outcome
+	if p != nil {
+		out = d.runSession(ctx, r, m, p, args)
+	} else {
+		x, res, err := d.attempt(ctx, r, m, args)
+		out = d.settle(ctx, r, x, res, err)
 	}
-	r.out.OK, r.out.Result = true, b
-	return r.finish(nil)
+	if out.OK && m.Login != nil && r.ident != nil {
+		if err := recordLogin(ctx, r.ident, m); err != nil {
+			d.logRecord(sessionlog.Record{Type: sessionlog.RecSystem, Turn: r.turn, CallID: out.CallID, Event: "identity_not_saved",
+				Data: map[string]any{"identity": r.ident.Name, "code": string(CodeIdentity), "message": err.Error()}})
+		}
+	}
+	return out
 }
 
 // sessionID is the session log's id for audit events ("" without a log).

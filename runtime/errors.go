@@ -32,6 +32,16 @@ const (
 	// the session log, so it did not run (an unlogged effect is not
 	// auditable); as Outcome.LogError, its result could not be written.
 	CodeLogFailed ErrorCode = "log_failed"
+	// CodeLoginFailed: a macro needed a signed-in session and the login
+	// run for it failed (its evidence is in the error's step).
+	CodeLoginFailed ErrorCode = "login_failed"
+	// CodeSessionExpired: the session ended during a call after a step
+	// that may have acted (so it was not retried), or again right after a
+	// fresh login.
+	CodeSessionExpired ErrorCode = "session_expired"
+	// CodeIdentity: the identity's stored state could not be read or
+	// restored (a sealed file without its key, a bad file).
+	CodeIdentity ErrorCode = "identity_failed"
 )
 
 // ArgError is one schema violation, located by a JSON pointer into the

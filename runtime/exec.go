@@ -17,6 +17,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime/audit"
+	"github.com/macrokit/macrokit-go/runtime/identity"
 	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
@@ -88,6 +89,16 @@ type Exec struct {
 	// methods have no context, and their events go there.
 	audit       audit.Sink
 	secretReads map[string]bool // the secret variables already recorded (root only)
+
+	// The identity's side of the call (root only): who it runs as, the
+	// state restored into its context and the logins it came from, whether
+	// a step may have acted, and what showed the session gone.
+	ident      *Identity
+	restored   identity.State
+	restoredOK bool
+	logins     map[string]identity.Login
+	acted      bool
+	signedOut  *signedOut
 }
 
 func (d *Dispatcher) newExec(m *Macro, secrets []string) *Exec {
@@ -275,6 +286,10 @@ func (x *Exec) Page(ctx context.Context) (*engine.Page, error) {
 	for _, s := range root.secrets {
 		p.AddSecret(s)
 	}
+	if cerr := x.restoreIdentity(ctx, p); cerr != nil {
+		rel()
+		return nil, cerr
+	}
 	root.page, root.release = p, rel
 	return p, nil
 }
@@ -392,6 +407,9 @@ func (x *Exec) HTTP(ctx context.Context, path string, req HTTPRequest) (*HTTPRes
 	}
 	client = sites.Client(client)
 	resp, err := client.Do(hr)
+	if method != http.MethodGet && method != http.MethodHead {
+		x.markActed() // sent: it may have acted, whatever came back
+	}
 	rec.Detail = map[string]any{"method": method, "url": redact.String(u.String(), x.secrets)}
 	if err != nil {
 		rec.Duration = time.Since(start)

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"sync"
+
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime/identity"
 )
@@ -42,4 +44,8 @@ type Identity struct {
 	// Credentials returns this identity's configured value of a login
 	// parameter (ok false: not configured, the spec's Credentials apply).
 	Credentials func(param string) (value string, ok bool, err error)
+
+	mu      sync.Mutex
+	mem     *identity.Record        // the state without a Store
+	flights map[string]*loginFlight // logins in progress, by provider
 }

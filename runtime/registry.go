@@ -184,6 +184,23 @@ func (r *Registry) Tools() []Tool {
 	return out
 }
 
+// Internal reports whether the macro is a login that only serves other
+// macros (login.internal): no model is offered it or may call it, so none
+// is ever asked for a password.
+func (m *Macro) Internal() bool { return m.Login != nil && m.Login.Internal }
+
+// Offered returns the macros a model may be offered, sorted by name: all
+// but the internal logins.
+func (r *Registry) Offered() []*Macro {
+	out := make([]*Macro, 0, len(r.sorted))
+	for _, m := range r.sorted {
+		if !m.Internal() {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // Tool returns the macro as a model or an MCP client sees it.
 func (m *Macro) Tool() Tool {
 	desc := m.Intent

@@ -191,6 +191,18 @@ func (x *Exec) DoIn(ctx context.Context, path string, ts TabStep, step engine.St
 		rec.Checks = res.Checks
 		rec.Detail = res.Detail()
 	}
+	x.afterStep(ctx, path, step, res, err)
+	if so := x.signedOutAt(); so != nil {
+		// Nothing after this step may run on a signed-out page: the call
+		// stops here, and the dispatcher signs in and runs it again (or
+		// says why it cannot).
+		rec.Duration = time.Since(start)
+		if err != nil {
+			return x.fail(ctx, rec, err)
+		}
+		x.record(rec)
+		return &CallError{Code: CodeSessionExpired, Message: fmt.Sprintf("the page is signed out after %s (%s)", so.Step, so.Check.Kind)}
+	}
 	if in != MainTab && p.Closed(ctx) {
 		// The page closed itself (a popup that posts its result to the
 		// opener and closes). When the action reached it, the step did its

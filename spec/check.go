@@ -105,6 +105,8 @@ func (c *checker) check() {
 	s.Primitives = sortedSet(c.prims)
 	s.callSites = c.sites
 	c.unverifiedEffects()
+	c.checkLogin()
+	c.checkSession()
 }
 
 func sortedSet(m map[string]bool) []string {
@@ -143,6 +145,8 @@ func (c *checker) collectDefs(steps []*Step) {
 			add(s.Primitive.Into, s.Primitive.IntoPos, s)
 		case s.Lookup != nil:
 			add(s.Lookup.Into, s.Lookup.IntoPos, s)
+		case s.TOTP != nil:
+			add(s.TOTP.Into, s.TOTP.IntoPos, s)
 		case s.Foreach != nil:
 			add(s.Foreach.As, s.Foreach.AsPos, s)
 			add(s.Foreach.Index, s.Foreach.IndexPos, s)
@@ -545,6 +549,8 @@ func (c *checker) step(s *Step, sc *scope) {
 		defs = c.primitive(s.Primitive, sc, path)
 	case StepLookup:
 		defs = c.lookup(s.Lookup, sc, path)
+	case StepTOTP:
+		defs = c.totp(s.TOTP, sc, path)
 	case StepForeach:
 		defs = c.foreach(s.Foreach, sc, path)
 	case StepIf:

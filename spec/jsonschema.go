@@ -189,6 +189,8 @@ func buildJSONSchema() jobj {
 		case StepLookup:
 			s = closed(jobj{"bundle": jobj{"type": "string", "pattern": bundleRefRE.String()}, "file": jobj{"type": "string", "minLength": 1},
 				"key": jref("text"), "into": jref("var")}, "bundle", "file", "key", "into")
+		case StepTOTP:
+			s = closed(jobj{"secret": jref("text"), "into": jref("var")}, "secret", "into")
 		case StepForeach:
 			o := closed(jobj{"in": str, "as": jref("var"), "index": jref("var"),
 				"max":   jobj{"type": "integer", "minimum": 1, "maximum": MaxForeach},
@@ -229,6 +231,13 @@ func buildJSONSchema() jobj {
 			"args": anyArgs, "want": jobj{"type": "object"}, "want_error": str,
 			"site": jobj{"type": "string", "pattern": snakeRE.String()}}, "name")},
 		"unverified": reason,
+		"login": closed(jobj{
+			"internal":    jobj{"type": "boolean", "description": "only serves other macros: never offered to a model"},
+			"signed_out":  jobj{"type": "array", "items": jref("condition"), "description": "any passing on a page means the session is gone"},
+			"signed_in":   jobj{"type": "array", "items": jref("condition"), "description": "all hold on a signed-in page"},
+			"credentials": jobj{"type": "object", "additionalProperties": str, "description": "per parameter: \"{{ env.NAME }}\" or a literal (not for secret parameters)"},
+		}),
+		"session": jobj{"type": "string", "pattern": snakeRE.String(), "description": "the login macro whose session this macro needs"},
 	}, "macrokit", "name", "version", "intent", "risk", "steps")
 	top["$schema"] = "http://json-schema.org/draft-07/schema#"
 	top["title"] = "macrokit macro spec (format 1)"

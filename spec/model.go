@@ -76,6 +76,13 @@ type Spec struct {
 	// level): check then accepts them. UnverifiedPos is where it is.
 	Unverified    string
 	UnverifiedPos Pos
+	// Login is set on a macro that signs in (`login:`): the session
+	// contract the macros naming it in `session:` rely on.
+	Login *Login
+	// Session names the login macro whose session this macro needs
+	// (`session:`); SessionPos is where.
+	Session    string
+	SessionPos Pos
 
 	// Filled by the checker:
 
@@ -195,6 +202,7 @@ const (
 	StepCall       StepKind = "call"
 	StepPrimitive  StepKind = "primitive"
 	StepLookup     StepKind = "lookup"
+	StepTOTP       StepKind = "totp"
 	StepForeach    StepKind = "foreach"
 	StepIf         StepKind = "if"
 )
@@ -202,7 +210,7 @@ const (
 // stepKinds lists every step kind in documentation order: the page actions,
 // then the rest.
 var stepKinds = append(pageKinds(), StepExtract, StepScreenshot, StepCloseTab, StepHTTP,
-	StepSet, StepAssert, StepCall, StepPrimitive, StepLookup, StepForeach, StepIf)
+	StepSet, StepAssert, StepCall, StepPrimitive, StepLookup, StepTOTP, StepForeach, StepIf)
 
 func pageKinds() []StepKind {
 	var out []StepKind
@@ -269,8 +277,10 @@ type Step struct {
 	Call      *Call      // a call step
 	Primitive *Primitive // a primitive step
 	Lookup    *Lookup    // a lookup step
-	Foreach   *Foreach   // a foreach step
-	If        *If        // an if step
+	// TOTP is a totp step.
+	TOTP    *TOTP
+	Foreach *Foreach // a foreach step
+	If      *If      // an if step
 
 	// Expect are the post-conditions that prove the step worked (for wait,
 	// the conditions it waits for).
@@ -516,6 +526,16 @@ type Primitive struct {
 
 // Lookup reads one row of a reference-data bundle by key (see
 // docs/refdata.md): `lookup: {bundle, file, key, into}`.
+// TOTP is a totp step: the current RFC 6238 code of a secret, into a
+// variable (a secret itself).
+type TOTP struct {
+	Secret    *Template // one reference to a secret parameter or {{ env.NAME }}
+	SecretPos Pos
+	Into      string
+	IntoPos   Pos
+	Pos       Pos
+}
+
 type Lookup struct {
 	// Bundle is the bundle's name, or name@version to read that version.
 	Bundle    string

@@ -15,7 +15,7 @@ import (
 
 // topKeys are the keys of a spec file.
 var topKeys = []string{"macrokit", "name", "version", "intent", "description", "risk", "params",
-	"result", "examples", "steps", "returns", "tests", "unverified"}
+	"result", "examples", "steps", "returns", "tests", "unverified", "login", "session"}
 
 var riskNames = []string{string(RiskRead), string(RiskAct), string(RiskDangerous)}
 
@@ -200,6 +200,15 @@ func (p *parser) spec(root *yaml.Node) *Spec {
 	}
 	if n := m.get("unverified"); n != nil {
 		s.Unverified, s.UnverifiedPos = p.reason(n, "unverified")
+	}
+	if n := m.get("login"); n != nil {
+		s.Login = p.login(n, "login")
+	}
+	if n := m.get("session"); n != nil {
+		s.SessionPos = p.pos(n)
+		if v, ok := p.name(n, "session"); ok {
+			s.Session = v
+		}
 	}
 	return s
 }

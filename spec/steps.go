@@ -28,6 +28,7 @@ var stepKeys = map[StepKind][]string{
 	StepCall:       {"macro", "args", "into"},
 	StepPrimitive:  {"name", "args", "into"},
 	StepLookup:     {"bundle", "file", "key", "into"},
+	StepTOTP:       {"secret", "into"},
 	StepForeach:    {"in", "as", "index", "max", "steps", "collect", "into"},
 	StepIf:         {"cond", "then", "else"},
 }
@@ -218,6 +219,8 @@ func (p *parser) stepBody(s *Step, n *yaml.Node, path string) {
 			s.Primitive = p.primitive(m)
 		case StepLookup:
 			s.Lookup = p.lookup(m)
+		case StepTOTP:
+			s.TOTP = p.totp(m)
 		case StepForeach:
 			s.Foreach = p.foreach(m)
 		case StepIf:

@@ -151,7 +151,19 @@ func BrowserFlags() []cli.Flag {
 		&cli.StringFlag{Name: "browser", Usage: "Chromium binary (default: $MACROKIT_BROWSER, /usr/bin/chromium, chromium on PATH)"},
 		&cli.StringFlag{Name: "cdp", Usage: "connect to a running browser by its CDP websocket URL instead of launching one"},
 		&cli.BoolFlag{Name: "headed", Usage: "show the browser window"},
+		&cli.BoolFlag{Name: "cdp-user-context", Usage: "with --cdp: act in the browser's own profile (the user's real logins) instead of a fresh context",
+			Action: func(c *cli.Context, on bool) error {
+				if on && c.String("cdp") == "" {
+					return Usagef("--cdp-user-context acts in a running browser: give its CDP URL with --cdp (or %s)", EnvCDPURL)
+				}
+				return nil
+			}},
 	}
+}
+
+// IdentityFlag is --identity, on the commands that run calls for someone.
+func IdentityFlag() cli.Flag {
+	return &cli.StringFlag{Name: "identity", Usage: "who the calls run as: its saved browser state and login credentials (default: $" + EnvIdentity + ", macrokit.yaml identity:)"}
 }
 
 // LazyBrowser launches (or connects to) a browser on first use, so commands
@@ -166,7 +178,7 @@ type LazyBrowser struct {
 
 // browserOptions decodes BrowserFlags.
 func browserOptions(c *cli.Context) engine.Options {
-	return engine.Options{Bin: c.String("browser"), ControlURL: c.String("cdp"), Headed: c.Bool("headed")}
+	return engine.Options{Bin: c.String("browser"), ControlURL: c.String("cdp"), Headed: c.Bool("headed"), UserContext: c.Bool("cdp-user-context")}
 }
 
 // NewLazyBrowser starts the browser of opts on first use.

@@ -35,7 +35,7 @@ func routerFlags() []cli.Flag {
 		&cli.IntFlag{Name: "max-explore-steps", Value: route.DefaultMaxExploreSteps, Usage: "calls per explore turn before it stops"},
 	}
 	fs = append(fs, ModelFlags()...)
-	return append(fs, BrowserFlags()...)
+	return append(append(fs, IdentityFlag()), BrowserFlags()...)
 }
 
 // RouterOptions are the routed commands' flags (routerFlags).
@@ -52,6 +52,7 @@ type RouterOptions struct {
 	MaxExploreSteps  int
 	Models           ModelOptions
 	Browser          engine.Options
+	Identity         string // --identity
 }
 
 // routerOptions decodes routerFlags.
@@ -59,7 +60,7 @@ func routerOptions(c *cli.Context) RouterOptions {
 	return RouterOptions{Yes: c.Bool("yes"), Timeout: c.Duration("timeout"), SessionDir: c.String("session-dir"),
 		TopK: c.Int("top-k"), CatalogThreshold: c.Int("catalog-threshold"), DryRun: c.Bool("dry-run"), Verbose: c.Bool("verbose"),
 		Explore: c.Bool("explore"), ExploreURL: c.String("explore-url"), MaxExploreSteps: c.Int("max-explore-steps"),
-		Models: modelOptions(c), Browser: browserOptions(c)}
+		Models: modelOptions(c), Browser: browserOptions(c), Identity: c.String("identity")}
 }
 
 // session is what a routed command sets up: models, browser, log, router.
@@ -88,9 +89,14 @@ func newSession(cfg *Config, command string, o RouterOptions, approver runtime.A
 	if err != nil {
 		return nil, err
 	}
+	id, err := callIdentity(cfg, o.Identity)
+	if err != nil {
+		_ = ms.Close()
+		return nil, err
+	}
 	s := &session{models: ms, lb: NewLazyBrowser(o.Browser)}
 	d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: s.lb.Pages, Getenv: cfg.getenv, Primitives: cfg.Primitives,
-		Approver: approver, Timeout: o.Timeout, HTTPClient: ms.HTTPClient, Sites: cfg.SitePolicy()}
+		Approver: approver, Timeout: o.Timeout, HTTPClient: ms.HTTPClient, Sites: cfg.SitePolicy(), Identity: id}
 	if dir := o.SessionDir; dir != "" {
 		log, err := sessionlog.Open(dir, sessionlog.NewID())
 		if err != nil {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/macrokit/macrokit-go/generated"
 	"github.com/macrokit/macrokit-go/internal/demosite"
@@ -60,12 +61,18 @@ func demoCommand(cfg *Config) *cli.Command {
 				&cli.StringFlag{Name: "addr", Value: DemoAddr, Usage: "listen address"},
 				&cli.BoolFlag{Name: "require-login", Usage: "require signing in (admin / demo-password) before the other pages"},
 				&cli.StringFlag{Name: "inject", Usage: "fault modes for every request: slow, flaky, fakeSuccess, error500 (comma-separated)"},
+				&cli.DurationFlag{Name: "session-ttl", Usage: "end each login session this long after it started (0: never)"},
+				&cli.StringFlag{Name: "users", Usage: "accepted logins instead of admin: alice:pw,bob:pw"},
+				&cli.StringFlag{Name: "totp-secret", Usage: "base32 TOTP secret: admin then also needs a one-time code"},
+				&cli.StringFlag{Name: "totp-secret-env", Usage: "like --totp-secret, read from this variable"},
 			},
 			Action: func(c *cli.Context) error {
 				if err := noArgs(c, 0); err != nil {
 					return err
 				}
-				opts := DemoServeOptions{Addr: c.String("addr"), RequireLogin: c.Bool("require-login"), Inject: c.String("inject")}
+				opts := DemoServeOptions{Addr: c.String("addr"), RequireLogin: c.Bool("require-login"), Inject: c.String("inject"),
+					SessionTTL: c.Duration("session-ttl"), Users: c.String("users"),
+					TOTPSecret: c.String("totp-secret"), TOTPSecretEnv: c.String("totp-secret-env")}
 				return runDemoServe(c.Context, newEnv(c, cfg), opts)
 			},
 		}, demoRunCommand(cfg)},
@@ -77,11 +84,43 @@ type DemoServeOptions struct {
 	Addr         string
 	RequireLogin bool
 	Inject       string // fault modes, comma-separated
+	SessionTTL   time.Duration
+	Users        string // "alice:pw,bob:pw"; empty: admin / demo-password
+	// TOTPSecret is admin's TOTP secret; TOTPSecretEnv names a variable
+	// holding it instead, which keeps it out of ps and shell history.
+	TOTPSecret    string
+	TOTPSecretEnv string
 }
 
 // runDemoServe serves the demo site until ctx ends.
 func runDemoServe(ctx context.Context, env *Env, opts DemoServeOptions) error {
-	site := demosite.New(demosite.Options{RequireLogin: opts.RequireLogin, Inject: opts.Inject})
+	so := demosite.Options{RequireLogin: opts.RequireLogin, Inject: opts.Inject, SessionTTL: opts.SessionTTL}
+	if opts.Users != "" {
+		users, err := demosite.ParseUsers(opts.Users)
+		if err != nil {
+			return Usagef("demo serve: --users: %v", err)
+		}
+		so.Users = users
+	}
+	secret := opts.TOTPSecret
+	if opts.TOTPSecretEnv != "" {
+		if secret != "" {
+			return Usagef("demo serve: give --totp-secret or --totp-secret-env, not both")
+		}
+		if secret = env.Getenv(opts.TOTPSecretEnv); secret == "" {
+			return Usagef("demo serve: --totp-secret-env %s: the variable is not set", opts.TOTPSecretEnv)
+		}
+	}
+	if secret != "" {
+		if _, ok := so.Users[demosite.DefaultUsername]; so.Users != nil && !ok {
+			return Usagef("demo serve: the TOTP secret is for user %s, whom --users leaves out", demosite.DefaultUsername)
+		}
+		so.TOTP = map[string]string{demosite.DefaultUsername: secret}
+	}
+	if err := so.Check(); err != nil {
+		return Usagef("demo serve: %v", err)
+	}
+	site := demosite.New(so)
 	logf := func(format string, args ...any) {
 		_, _ = io.WriteString(env.Stderr, sprintf(format, args...)+"\n")
 	}

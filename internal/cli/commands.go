@@ -28,6 +28,7 @@ var commandTable = []entry{
 	{build: GateCommand},
 	{build: RefdataCommand},
 	{build: ApprovalsCommand},
+	{build: IdentityCommand},
 	{build: evalCommand, authoring: true},
 	{build: demoCommand, authoring: true},
 	{build: VersionCommand},

@@ -62,6 +62,10 @@ type FileConfig struct {
 	Refdata      RefdataSettings  `yaml:"refdata"`
 	Serve        ServeSettings    `yaml:"serve"`
 	Audit        *string          `yaml:"audit"` // the audit log's path; "off" (or "") disables it
+	// Identity is the identity calls run as by default; Identities name
+	// each one's login credentials (docs/identity.md).
+	Identity   string                      `yaml:"identity"`
+	Identities map[string]IdentitySettings `yaml:"identities"`
 }
 
 // ServeSettings configure `serve --http`: where its bearer tokens are and
@@ -107,7 +111,7 @@ type ApprovalSettings struct {
 // configKeys is the shape of macrokit.yaml: each mapping's keys, by the
 // dotted path of the mapping ("" is the top level).
 var configKeys = map[string][]string{
-	"":         {"model", "browser", "allowed_sites", "blocked_sites", "session_dir", "approval", "refdata", "serve", "audit"},
+	"":         {"model", "browser", "allowed_sites", "blocked_sites", "session_dir", "approval", "refdata", "serve", "audit", "identity", "identities"},
 	"model":    {"base_url", "name", "api_key_env", "fallback"},
 	"browser":  {"bin", "cdp_url"},
 	"approval": {"policy"},
@@ -207,6 +211,7 @@ func ParseConfig(file string, data []byte) (*FileConfig, error) {
 		}
 	}
 	walk(root, "")
+	checkIdentities(&FileConfig{Identity: scalarAt(root, "identity")}, root, add)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -249,6 +254,14 @@ func ParseConfig(file string, data []byte) (*FileConfig, error) {
 		return nil, errs
 	}
 	return fc, nil
+}
+
+// scalarAt is the value of a top-level scalar key ("" when absent).
+func scalarAt(root *yaml.Node, key string) string {
+	if n := findKey(root, key); n != nil && n.Kind == yaml.ScalarNode {
+		return n.Value
+	}
+	return ""
 }
 
 // envNameRE matches an environment variable's name.
@@ -388,6 +401,11 @@ type Settings struct {
 	ServeTokenEnv string `json:"serve_token_env,omitempty"`
 	TLSCert       string `json:"tls_cert,omitempty"`
 	TLSKey        string `json:"tls_key,omitempty"`
+	// Identity is the default identity (MACROKIT_IDENTITY over the file's
+	// identity:); Identities are the file's identities (their credentials
+	// are sources, never shown).
+	Identity   string                      `json:"identity,omitempty"`
+	Identities map[string]IdentitySettings `json:"-"`
 	// Sites is AllowedSites and BlockedSites parsed (nil: no restriction).
 	Sites *runtime.SitePolicy `json:"-"`
 }
@@ -414,6 +432,8 @@ func ResolveSettings(fc *FileConfig, file string, getenv func(string) string) (*
 		ServeTokenEnv:  fc.Serve.TokenEnv,
 		TLSCert:        fc.Serve.TLSCert,
 		TLSKey:         fc.Serve.TLSKey,
+		Identity:       firstOf(getenv(EnvIdentity), fc.Identity),
+		Identities:     fc.Identities,
 	}
 	if v := getenv(EnvRefdataTrust); v != "" {
 		s.RefdataTrust = nil

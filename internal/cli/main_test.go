@@ -63,8 +63,8 @@ func TestCommandTable(t *testing.T) {
 		authoring bool
 		want      string
 	}{
-		{false, "run ask chat list sessions audit test serve gate refdata approvals version"},
-		{true, "generate check lint schema init run ask chat list sessions audit test serve gate refdata approvals eval demo version"},
+		{false, "run ask chat list sessions audit test serve gate refdata approvals identity version"},
+		{true, "generate check lint schema init run ask chat list sessions audit test serve gate refdata approvals identity eval demo version"},
 	}
 	for _, tc := range cases {
 		var names []string

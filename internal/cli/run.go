@@ -32,6 +32,7 @@ func RunCommand(cfg *Config) *cli.Command {
 			&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "bound for the whole run"},
 			&cli.StringFlag{Name: "session-dir", Value: sessionlog.DefaultDir, Usage: "where the session log goes (empty: no log)"},
 			recordFlag(),
+			IdentityFlag(),
 		}, BrowserFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -39,7 +40,7 @@ func RunCommand(cfg *Config) *cli.Command {
 			}
 			opts := RunOptions{Macro: c.Args().First(), ArgsJSON: c.String("args-json"), Args: c.StringSlice("arg"), Yes: c.Bool("yes"),
 				Format: c.String("format"), Timeout: c.Duration("timeout"), SessionDir: c.String("session-dir"), Record: c.String("record"),
-				Browser: browserOptions(c)}
+				Browser: browserOptions(c), Identity: c.String("identity")}
 			return runRun(c.Context, newEnv(c, cfg), opts)
 		},
 	}
@@ -56,6 +57,7 @@ type RunOptions struct {
 	SessionDir string
 	Record     string
 	Browser    engine.Options
+	Identity   string // --identity ("": the deployment's default)
 }
 
 // runRun dispatches one macro call and prints its outcome.
@@ -75,10 +77,14 @@ func runRun(ctx context.Context, env *Env, opts RunOptions) error {
 	if err != nil {
 		return err
 	}
+	id, err := callIdentity(cfg, opts.Identity)
+	if err != nil {
+		return err
+	}
 	lb := NewLazyBrowser(opts.Browser)
 	defer lb.Close()
 	d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: lb.Pages, Getenv: cfg.getenv, Primitives: cfg.Primitives,
-		Approver: Approver(opts.Yes, env.Stdin, env.Stderr, mem), Timeout: opts.Timeout, Sites: cfg.SitePolicy()}
+		Approver: Approver(opts.Yes, env.Stdin, env.Stderr, mem), Timeout: opts.Timeout, Sites: cfg.SitePolicy(), Identity: id}
 	var rec *fixture.Recorder
 	if opts.Record != "" {
 		dir, err := recordDir(opts.Record)

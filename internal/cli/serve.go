@@ -50,6 +50,7 @@ func ServeCommand(cfg *Config) *cli.Command {
 		&cli.IntFlag{Name: "catalog-threshold", Value: catalog.DefaultThreshold, Usage: "POST /v1/ask: registry size above which only the top-k relevant macros are offered"},
 	}
 	flags = append(flags, ModelFlags()...)
+	flags = append(flags, IdentityFlag())
 	flags = append(flags, BrowserFlags()...)
 	return &cli.Command{
 		Name:  "serve",
@@ -69,7 +70,7 @@ func ServeCommand(cfg *Config) *cli.Command {
 				HTTPLimits: serve.HTTPLimits{ReadHeaderTimeout: c.Duration("read-header-timeout"), BodyTimeout: c.Duration("body-timeout"),
 					IdleTimeout: c.Duration("idle-timeout"), WriteTimeout: c.Duration("write-timeout"), MaxHeaderBytes: c.Int("max-header-bytes"),
 					MaxConns: c.Int("max-conns")},
-				Models: modelOptions(c), Browser: browserOptions(c)}
+				Models: modelOptions(c), Browser: browserOptions(c), Identity: c.String("identity")}
 			opts.SessionMaxMB = c.Int("session-max-mb")
 			return runServe(c.Context, newEnv(c, cfg), opts)
 		},
@@ -93,6 +94,7 @@ type ServeOptions struct {
 	HTTPLimits                   serve.HTTPLimits // --read-header-timeout, --body-timeout, --idle-timeout, --write-timeout, --max-header-bytes, --max-conns
 	Models                       ModelOptions
 	Browser                      engine.Options
+	Identity                     string // --identity
 }
 
 // runServe serves the macros until ctx ends.
@@ -129,7 +131,11 @@ func runServe(ctx context.Context, env *Env, opts ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	so := serve.Options{Approvals: mem,
+	id, err := callIdentity(cfg, opts.Identity)
+	if err != nil {
+		return err
+	}
+	so := serve.Options{Approvals: mem, Identity: id,
 		Name: cfg.Name, Version: cfg.Version, Registry: cfg.Registry, Primitives: cfg.Primitives, Getenv: cfg.getenv,
 		Browser:     launcher(opts.Browser),
 		Concurrency: opts.Concurrency, CallTimeout: opts.CallTimeout,

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"mime"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -415,14 +414,31 @@ type settingsInput struct {
 	DarkMode           *bool `json:"dark_mode"`
 }
 
+// settingsOwner is whose settings a request by user reads and writes: with
+// RequireLogin each user has their own (so two identities see different
+// data), otherwise everyone shares the site's ("").
+func (s *Site) settingsOwner(user string) string {
+	if !s.opts.RequireLogin {
+		return ""
+	}
+	return user
+}
+
 // GET/PUT /api/settings
 func (s *Site) handleSettings(w http.ResponseWriter, r *http.Request) {
 	if !allowed(w, r, http.MethodGet, http.MethodPut) {
 		return
 	}
+	owner := ""
+	if s.opts.RequireLogin {
+		if owner = s.sessionUser(r); owner == "" { // expired since withAuth looked
+			writeError(w, http.StatusUnauthorized, "unauthorized", "Sign in first: POST /api/login.", nil)
+			return
+		}
+	}
 	if r.Method != http.MethodPut {
 		s.mu.Lock()
-		cur := s.st.settings
+		cur := s.st.settingsOf(owner)
 		s.mu.Unlock()
 		writeJSON(w, http.StatusOK, cur)
 		return
@@ -432,7 +448,7 @@ func (s *Site) handleSettings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	next := s.st.settings
+	next := s.st.settingsOf(owner)
 	if in.EmailNotifications != nil {
 		next.EmailNotifications = *in.EmailNotifications
 	}
@@ -443,108 +459,10 @@ func (s *Site) handleSettings(w http.ResponseWriter, r *http.Request) {
 		next.DarkMode = *in.DarkMode
 	}
 	if !injectOf(r).has(injectFakeSuccess) {
-		s.st.settings = next
+		s.st.setSettings(owner, next)
 	}
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, next)
-}
-
-type loginInput struct {
-	Username string `json:"username"`
-	Password string `json:"password"`
-	Next     string `json:"next"`
-}
-
-// isForm reports whether r carries an HTML form body.
-func isForm(r *http.Request) bool {
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	return mt == "application/x-www-form-urlencoded" || mt == "multipart/form-data"
-}
-
-// safeNext returns next if it is a same-site path, else /customers.
-func safeNext(next string) string {
-	if strings.HasPrefix(next, "/") && !strings.HasPrefix(next, "//") && !strings.HasPrefix(next, `/\`) && !strings.HasPrefix(next, "/api/") {
-		return next
-	}
-	return "/customers"
-}
-
-// POST /api/login: JSON {username,password[,next]} -> 200 {user,redirect}, or
-// an HTML form post -> 303 to next (or back to /login?error=invalid).
-func (s *Site) handleLogin(w http.ResponseWriter, r *http.Request) {
-	if !allowed(w, r, http.MethodPost) {
-		return
-	}
-	form := isForm(r)
-	var in loginInput
-	if form {
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-		if err := r.ParseForm(); err != nil {
-			writeError(w, http.StatusBadRequest, "bad_request", "The form could not be read: "+err.Error(), nil)
-			return
-		}
-		in = loginInput{Username: r.PostForm.Get("username"), Password: r.PostForm.Get("password"), Next: r.PostForm.Get("next")}
-	} else if !decodeJSON(w, r, &in, false) {
-		return
-	}
-	in.Username = strings.TrimSpace(in.Username)
-	next := safeNext(in.Next)
-
-	fields := map[string]string{}
-	if in.Username == "" {
-		fields["username"] = "Enter your username."
-	}
-	if in.Password == "" {
-		fields["password"] = "Enter your password."
-	}
-	ok := len(fields) == 0 && s.checkPassword(in.Username, in.Password)
-	if !ok {
-		if form {
-			http.Redirect(w, r, "/login?error=invalid&next="+url.QueryEscape(next), http.StatusSeeOther)
-			return
-		}
-		if len(fields) > 0 {
-			writeError(w, http.StatusBadRequest, "validation_failed", "Enter your username and password.", fields)
-			return
-		}
-		writeError(w, http.StatusUnauthorized, "invalid_credentials", "Invalid username or password.", nil)
-		return
-	}
-	token := s.newSession(in.Username)
-	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
-	if form {
-		http.Redirect(w, r, next, http.StatusSeeOther)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"user": in.Username, "redirect": next})
-}
-
-// POST /api/logout: ends the session (if any) and clears the cookie.
-func (s *Site) handleLogout(w http.ResponseWriter, r *http.Request) {
-	if !allowed(w, r, http.MethodPost) {
-		return
-	}
-	if c, err := r.Cookie(SessionCookie); err == nil {
-		s.endSession(c.Value)
-	}
-	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
-	if isForm(r) {
-		http.Redirect(w, r, "/login", http.StatusSeeOther)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
-}
-
-// GET /api/session: who is signed in.
-func (s *Site) handleSession(w http.ResponseWriter, r *http.Request) {
-	if !allowed(w, r, http.MethodGet) {
-		return
-	}
-	var user *string
-	if u := s.sessionUser(r); u != "" {
-		user = &u
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"user": user, "require_login": s.opts.RequireLogin})
 }
 
 // GET /api/health

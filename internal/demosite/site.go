@@ -2,10 +2,9 @@ package demosite
 
 import (
 	"bytes"
-	"crypto/rand"
 	"crypto/subtle"
 	"embed"
-	"encoding/hex"
+	"fmt"
 	"html"
 	"io/fs"
 	mathrand "math/rand/v2"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/macrokit/macrokit-go/runtime/totp"
 )
 
 // Default credentials, used when Options.Users is empty.
@@ -57,6 +58,31 @@ type Options struct {
 	// request asks for: `macrokit demo serve --inject fakeSuccess` shows
 	// verification catching a fake success without editing any macro.
 	Inject string
+	// SessionTTL is how long a session lasts after it was created (it does
+	// not slide with use); an expired session cookie counts as no session and
+	// is forgotten. Zero means sessions last until logout or Reset. Expiry
+	// is measured with Clock, so a test can move time.
+	SessionTTL time.Duration
+	// TOTP maps usernames to base32 secrets (or otpauth:// URIs). A user
+	// with a secret signs in in two steps: a right password gets a pending
+	// login, and only a valid one-time code for it (POST /api/login/verify)
+	// starts the session. Empty means no second factor for anyone.
+	TOTP map[string]string
+}
+
+// Check reports options New would accept but that cannot work: a negative
+// SessionTTL or a TOTP secret that does not parse (the error names the user,
+// never the secret).
+func (o Options) Check() error {
+	if o.SessionTTL < 0 {
+		return fmt.Errorf("demosite: negative session TTL %s", o.SessionTTL)
+	}
+	for user, secret := range o.TOTP {
+		if _, _, err := totp.Parse(secret); err != nil {
+			return fmt.Errorf("demosite: TOTP secret of user %q: %w", user, err)
+		}
+	}
+	return nil
 }
 
 // Site is the demo back-office app: pages, JSON API and in-memory state.
@@ -70,7 +96,9 @@ type Site struct {
 
 	mu       sync.Mutex
 	st       *store
-	sessions map[string]string // token -> username
+	sessions map[string]session      // token -> who and since when
+	pending  map[string]pendingLogin // token -> a right password waiting for its one-time code
+	stats    Stats
 	slowRng  *mathrand.Rand
 	inject   string // site-wide fault modes (Options.Inject, SetInject)
 }
@@ -80,10 +108,11 @@ var staticFiles embed.FS
 
 // pages maps each page route to its HTML file under static/.
 var pages = map[string]string{
-	"/login":     "static/login.html",
-	"/customers": "static/customers.html",
-	"/orders":    "static/orders.html",
-	"/settings":  "static/settings.html",
+	"/login":        "static/login.html",
+	"/login/verify": "static/verify.html",
+	"/customers":    "static/customers.html",
+	"/orders":       "static/orders.html",
+	"/settings":     "static/settings.html",
 }
 
 // New returns a Site holding freshly seeded state.
@@ -104,12 +133,15 @@ func New(opts Options) *Site {
 }
 
 // Reset restores the seeded state: customers, orders and settings as New
-// made them. It also ends every login session.
+// made them. It also ends every login session and pending login, and
+// zeroes the Stats counters.
 func (s *Site) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.st = newStore(s.opts.Seed, s.base)
-	s.sessions = map[string]string{}
+	s.sessions = map[string]session{}
+	s.pending = map[string]pendingLogin{}
+	s.stats = Stats{}
 	s.slowRng = mathrand.New(mathrand.NewPCG(uint64(s.opts.Seed), 0x736c6f77)) // "slow"
 }
 
@@ -129,6 +161,7 @@ func (s *Site) routes() http.Handler {
 	mux.Handle("/api/orders/{id}", s.api(s.handleOrder))
 	mux.Handle("/api/settings", s.api(s.handleSettings))
 	mux.Handle("/api/login", s.api(s.handleLogin))
+	mux.Handle("/api/login/verify", s.api(s.handleVerify))
 	mux.Handle("/api/logout", s.api(s.handleLogout))
 	mux.Handle("/api/session", s.api(s.handleSession))
 	mux.Handle("/api/health", s.api(s.handleHealth))
@@ -202,7 +235,8 @@ func (s *Site) withAuth(next http.Handler) http.Handler {
 
 func isPublicPath(p string) bool {
 	switch p {
-	case "/login", "/healthz", "/favicon.ico", "/api/login", "/api/logout", "/api/session", "/api/health":
+	case "/login", "/login/verify", "/healthz", "/favicon.ico",
+		"/api/login", "/api/login/verify", "/api/logout", "/api/session", "/api/health":
 		return true
 	}
 	return strings.HasPrefix(p, "/static/")
@@ -223,8 +257,9 @@ func (s *Site) pageHandler(file string) http.HandlerFunc {
 			return
 		}
 		modes := parseInject(r.URL.Query().Get("inject")) | s.siteInject()
+		user := s.sessionUser(r)
 		s.mu.Lock()
-		dark := s.st.settings.DarkMode
+		dark := s.st.settingsOf(s.settingsOwner(user)).DarkMode
 		var delay time.Duration
 		if modes.has(injectSlow) {
 			delay = s.slowDelayLocked()
@@ -241,8 +276,8 @@ func (s *Site) pageHandler(file string) http.HandlerFunc {
 		if dark {
 			attrs = append(attrs, `data-theme="dark"`)
 		}
-		if u := s.sessionUser(r); u != "" {
-			attrs = append(attrs, `data-user="`+html.EscapeString(u)+`"`)
+		if user != "" {
+			attrs = append(attrs, `data-user="`+html.EscapeString(user)+`"`)
 		}
 		if s.opts.RequireLogin {
 			attrs = append(attrs, `data-require-login="true"`)
@@ -277,17 +312,6 @@ func (s *Site) slowDelayLocked() time.Duration {
 	return time.Second + time.Duration(s.slowRng.IntN(1000))*time.Millisecond
 }
 
-// sessionUser returns the user signed in with r's session cookie, or "".
-func (s *Site) sessionUser(r *http.Request) string {
-	c, err := r.Cookie(SessionCookie)
-	if err != nil || c.Value == "" {
-		return ""
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.sessions[c.Value]
-}
-
 // checkPassword reports whether user/password are valid credentials.
 func (s *Site) checkPassword(user, password string) bool {
 	want, ok := s.users[user]
@@ -295,22 +319,4 @@ func (s *Site) checkPassword(user, password string) bool {
 		want = "\x00" // still compare, so timing does not reveal which users exist
 	}
 	return subtle.ConstantTimeCompare([]byte(want), []byte(password)) == 1 && ok
-}
-
-// newSession starts a session for user and returns its token.
-func (s *Site) newSession(user string) string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
-	token := hex.EncodeToString(b[:])
-	s.mu.Lock()
-	s.sessions[token] = user
-	s.mu.Unlock()
-	return token
-}
-
-// endSession forgets a session token.
-func (s *Site) endSession(token string) {
-	s.mu.Lock()
-	delete(s.sessions, token)
-	s.mu.Unlock()
 }

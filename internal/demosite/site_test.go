@@ -54,6 +54,11 @@ func TestPagesHaveLandmarks(t *testing.T) {
 			`<label for="username">Username</label>`, `<label for="password">Password</label>`,
 			`<input type="password" id="password"`, `id="login-error" role="alert"`, `data-testid="sign-in">Sign in</button>`,
 		}},
+		{"/login/verify", []string{
+			`<h1>Two-step verification</h1>`, `<form id="verify-form" method="post" action="/api/login/verify"`,
+			`<label for="code">One-time code</label>`, `<input type="text" id="code" name="code"`, `autocomplete="one-time-code"`,
+			`id="verify-error" role="alert"`, `data-testid="verify">Verify</button>`,
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.path, func(t *testing.T) {

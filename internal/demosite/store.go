@@ -63,18 +63,23 @@ type settings struct {
 
 // store is the site's whole mutable state. It is guarded by Site.mu.
 type store struct {
-	customers      []customer // in creation order
-	orders         []order    // in creation order (oldest first)
-	settings       settings
+	customers      []customer          // in creation order
+	orders         []order             // in creation order (oldest first)
+	settings       settings            // the site's settings (no login required)
+	userSettings   map[string]settings // each user's own settings (RequireLogin), created on first save
 	nextCustomerNo int
 }
+
+// seedSettings is what settings start as, for the site and for each user.
+var seedSettings = settings{EmailNotifications: true}
 
 // newStore builds the seeded state. base is the "today" the seeded dates are
 // counted back from; the same seed and base always give the same state.
 func newStore(seed int64, base time.Time) *store {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x6d6163726f6b6974)) // "macrokit"
 	st := &store{
-		settings:       settings{EmailNotifications: true},
+		settings:       seedSettings,
+		userSettings:   map[string]settings{},
 		nextCustomerNo: len(seedCustomers) + 1,
 	}
 	for i, c := range seedCustomers {
@@ -104,6 +109,26 @@ func newStore(seed int64, base time.Time) *store {
 		})
 	}
 	return st
+}
+
+// settingsOf returns the settings of user, or the site's settings for "".
+func (st *store) settingsOf(user string) settings {
+	if user == "" {
+		return st.settings
+	}
+	if v, ok := st.userSettings[user]; ok {
+		return v
+	}
+	return seedSettings
+}
+
+// setSettings stores the settings of user, or the site's settings for "".
+func (st *store) setSettings(user string, v settings) {
+	if user == "" {
+		st.settings = v
+		return
+	}
+	st.userSettings[user] = v
 }
 
 // customerByID returns the customer with the given id.

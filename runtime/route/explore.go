@@ -33,6 +33,9 @@ func (r *Router) exploreToolSpecs(info *CatalogInfo) []llm.ToolSpec {
 // then set); a macro shadows an explore tool of the same name.
 func (r *Router) lookupTool(name string) (m *runtime.Macro, raw, ok bool) {
 	if m, ok := r.Registry.Lookup(name); ok {
+		if m.Internal() {
+			return nil, false, false
+		}
 		return m, false, true
 	}
 	if r.Explore.Enabled {

@@ -188,7 +188,7 @@ func (r *Router) tools(request string) ([]*runtime.Macro, CatalogInfo) {
 	if k <= 0 {
 		k = catalog.DefaultK
 	}
-	all := r.Registry.List()
+	all := r.Registry.Offered()
 	info := CatalogInfo{Size: len(all)}
 	picked := all
 	if len(all) > threshold {
@@ -465,7 +465,7 @@ func (r *Router) judge(resp *llm.Response, textBail *BailOut, dispatched map[str
 	}
 	tc := resp.ToolCalls[0]
 	m, ok := r.Registry.Lookup(tc.Name)
-	if !ok {
+	if !ok || m.Internal() {
 		return nil, r.unknownTool(tc, "not a registered macro")
 	}
 	args, repairs := m.NormalizeArgs(tc.Args)
@@ -542,7 +542,7 @@ func (r *Router) aliasOf(name string) string {
 	want := norm(name)
 	found := ""
 	var names []string
-	for _, m := range r.Registry.List() {
+	for _, m := range r.Registry.Offered() {
 		names = append(names, m.Name)
 	}
 	if r.Explore.Enabled {

@@ -119,7 +119,7 @@ func (s *Server) newMCPServer() (*mcp.Server, error) {
 		HasTools:     true,
 		Instructions: "Each tool is a verified macro: it reports only what the live page or API confirmed, with evidence in _meta[\"" + MetaEvidence + "\"]. A failed tool result is a real failure; do not retry it blindly.",
 	})
-	for _, m := range s.reg.List() {
+	for _, m := range s.reg.Offered() { // an MCP client is a model: no internal logins
 		t, err := mcpTool(m)
 		if err != nil {
 			return nil, err

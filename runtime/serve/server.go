@@ -98,6 +98,10 @@ type Options struct {
 	// Sites restricts the origins page and http steps may reach (nil: the
 	// policy on the call's context, if any; see runtime.Dispatcher.Sites).
 	Sites *runtime.SitePolicy
+	// Identity is who every call runs as: its browser state, shared by the
+	// server's calls and saved as they change it, and its login
+	// credentials (nil: each call starts signed out).
+	Identity *runtime.Identity
 	// Refdata serves the lookup steps of every call (nil: none; calls do
 	// not run on the context Serve was given, so it is not read from there).
 	Refdata refdata.Lookuper
@@ -187,7 +191,7 @@ func New(opts Options) (*Server, error) {
 	s.stopCalls, s.cancelCalls = context.WithCancel(context.Background())
 	s.pool = NewPool(opts.Concurrency, opts.Browser)
 	s.base = runtime.Dispatcher{Registry: opts.Registry, Pages: s.pool.Pages, Getenv: opts.Getenv, HTTPClient: opts.HTTPClient,
-		Primitives: opts.Primitives, Timeout: opts.CallTimeout, Sites: opts.Sites, Refdata: opts.Refdata}
+		Primitives: opts.Primitives, Timeout: opts.CallTimeout, Sites: opts.Sites, Refdata: opts.Refdata, Identity: opts.Identity}
 	srv, err := s.newMCPServer()
 	if err != nil {
 		return nil, err

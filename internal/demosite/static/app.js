@@ -120,7 +120,7 @@ export async function api(method, path, body, { signal } = {}) {
   } catch {
     data = null;
   }
-  if (res.status === 401 && root.dataset.requireLogin === "true" && location.pathname !== "/login") {
+  if (res.status === 401 && root.dataset.requireLogin === "true" && !location.pathname.startsWith("/login")) {
     location.assign(loginURL());
   }
   return { ok: res.ok, status: res.status, data };

@@ -36,6 +36,8 @@ function fail(message, fields = {}) {
 
 if (params.get("error") === "invalid") {
   fail("Invalid username or password.");
+} else if (params.get("error") === "expired") {
+  fail("Your sign-in has expired. Sign in again.");
 }
 
 let busy = false;

@@ -113,7 +113,7 @@ type termCounts map[int32]*[catFields]uint16
 // other assign_ macros say "hand over" and other _lead macros say
 // "prospect", even when assign_lead itself says neither.
 func New(r *runtime.Registry) *Catalog {
-	c := &Catalog{macros: r.List(), vocab: make(map[string]int32), famScale: familyWeight}
+	c := &Catalog{macros: r.Offered(), vocab: make(map[string]int32), famScale: familyWeight}
 	var tb termBuf
 	term := func(t []byte) int32 {
 		id, ok := c.vocab[string(t)]
