@@ -14,6 +14,8 @@ import (
 	"sort"
 	"syscall"
 	"time"
+
+	"github.com/macrokit/macrokit-go/internal/atomicfile"
 )
 
 // Version is the state file's format version.
@@ -246,37 +248,10 @@ func (s *Store) write(rec *Record) error {
 	if err != nil {
 		return &Error{Code: CodeIO, Path: p, Msg: "encode: " + err.Error(), Err: err}
 	}
-	if err := writeAtomic(p, data); err != nil {
+	if err := atomicfile.WriteBytes(p, 0o600, data); err != nil {
 		return &Error{Code: CodeIO, Path: p, Msg: "write: " + err.Error(), Err: err}
 	}
 	return nil
-}
-
-// writeAtomic replaces path with data: a 0600 temporary file in the same
-// directory, synced, renamed over it.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".identity-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after a successful rename there is nothing to remove
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // lock takes an exclusive flock on path, polling as long as ctx allows.
