@@ -66,6 +66,19 @@ type Outcome struct {
 	// not be written to the session log: the outcome stands, the log does
 	// not show it.
 	LogError *CallError `json:"log_error,omitempty"`
+	// Logins are the logins the runtime ran for this call on demand (its
+	// session was missing or ended), in order.
+	Logins []LoginRun `json:"logins,omitempty"`
+}
+
+// LoginRun is one login run on demand for a call: which macro, for which
+// identity, why, and whether it signed in.
+type LoginRun struct {
+	Macro    string `json:"macro"`
+	Identity string `json:"identity"`
+	Why      string `json:"why"` // e.g. "signed out after steps[0]"
+	OK       bool   `json:"ok"`
+	CallID   string `json:"call_id"` // its tool_call in the session log
 }
 
 // Dispatcher validates and runs macro calls, one Exec per call. It never

@@ -170,6 +170,7 @@ func (d *Dispatcher) loginLocked(ctx context.Context, r *callRun, p, forMacro *M
 	lr := d.begin(ctx, r.out.CallID+".login", r.turn, p.Name, p, args.args, map[string]any{"on_demand_for": forMacro.Name, "identity": id.Name})
 	lr.ident = id
 	out := d.run(ctx, lr, args)
+	r.out.Logins = append(r.out.Logins, LoginRun{Macro: p.Name, Identity: id.Name, Why: why, OK: out.OK, CallID: lr.out.CallID})
 	if !out.OK {
 		msg := fmt.Sprintf("%s needs a signed-in session and the login by %s for identity %s failed", forMacro.Name, p.Name, id.Name)
 		var step *StepRecord

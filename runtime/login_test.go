@@ -187,9 +187,16 @@ func TestLoginOnDemand(t *testing.T) {
 		if !out.OK || !strings.Contains(string(out.Result), `"alice"`) {
 			t.Fatalf("call %d: %+v %s", i, out.Error, out.Result)
 		}
+		if i == 0 && (len(out.Logins) != 1 || !out.Logins[0].OK || out.Logins[0].Why != "signed out after steps[0]" || out.Logins[0].CallID != "c0.login") {
+			t.Errorf("the first call reports logins %+v", out.Logins)
+		}
 	}
 	if n := site.logins.Load(); n != 1 {
 		t.Fatalf("logins after 11 calls = %d, want 1", n)
+	}
+	first := d.Dispatch(ctx, Call{ID: "again", Name: "whoami"})
+	if len(first.Logins) != 0 {
+		t.Errorf("a call with a live session reports logins %+v", first.Logins)
 	}
 	calls := toolCalls(t, log, "login")
 	if len(calls) != 1 || calls[0].Data["on_demand_for"] != "whoami" || calls[0].Data["identity"] != "alice" {

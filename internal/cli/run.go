@@ -239,6 +239,13 @@ func PrintOutcome(w io.Writer, out *runtime.Outcome) {
 	v := out.Verification
 	fmt.Fprintf(w, "%s: %s in %s (%d steps; checks: %d passed, %d failed, %d unverifiable)\n",
 		out.Macro, status, out.Duration.Round(time.Millisecond), len(out.Steps), v.Passed, v.Failed, v.Unverifiable)
+	for _, l := range out.Logins {
+		result := "signed in"
+		if !l.OK {
+			result = "did not sign in"
+		}
+		fmt.Fprintf(w, "  login %s for identity %s (%s): %s; its steps are call %s in the session log\n", l.Macro, l.Identity, l.Why, result, l.CallID)
+	}
 	for _, s := range out.Steps {
 		mark := "ok  "
 		if s.Status != "passed" {
