@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -281,4 +284,63 @@ func FuzzOpenRecord(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestProcessUpdates runs updates from several processes (this test binary
+// again) on one store: the flock keeps every one of them.
+func TestProcessUpdates(t *testing.T) {
+	if dir := os.Getenv("IDENTITY_TEST_CHILD_DIR"); dir != "" {
+		s, err := Open(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base, _ := strconv.Atoi(os.Getenv("IDENTITY_TEST_CHILD_BASE"))
+		for i := range 10 {
+			d := Diff(State{}, State{Cookies: []Cookie{{Name: fmt.Sprintf("c%d", base+i), Value: "v", Domain: "x", Path: "/"}}})
+			if _, err := s.Update(context.Background(), "alice", func(r *Record) error { r.State = d.Apply(r.State); return nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	dir := filepath.Join(t.TempDir(), "ids")
+	if _, err := Open(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	const procs = 4
+	var wg sync.WaitGroup
+	for p := range procs {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestProcessUpdates$")
+		cmd.Env = append(os.Environ(), "IDENTITY_TEST_CHILD_DIR="+dir, "IDENTITY_TEST_CHILD_BASE="+strconv.Itoa(p*100))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("child: %v\n%s", err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	s, _ := Open(dir, nil)
+	rec, err := s.Load("alice")
+	if err != nil || len(rec.State.Cookies) != procs*10 || rec.Rev != procs*10 {
+		t.Fatalf("after %d processes × 10 updates: %d cookies, rev %d, %v", procs, len(rec.State.Cookies), rec.Rev, err)
+	}
+}
+
+// TestUpdateHonoursContext: an update waiting for a held lock gives up
+// when its context ends, without running fn.
+func TestUpdateHonoursContext(t *testing.T) {
+	s, _ := Open(filepath.Join(t.TempDir(), "ids"), nil)
+	unlock, err := s.lock(context.Background(), filepath.Join(s.Dir(), "alice.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	calls := 0
+	if _, err := s.Update(ctx, "alice", func(*Record) error { calls++; return nil }); !errors.Is(err, context.DeadlineExceeded) || calls != 0 {
+		t.Fatalf("Update while locked = %v (fn ran %d times), want the deadline", err, calls)
+	}
 }
