@@ -46,6 +46,8 @@ type Call struct {
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`
 	Turn int             `json:"turn"`
+	// Data goes on the call's tool_call record (a batch's id and row key).
+	Data map[string]any `json:"-"`
 }
 
 // Outcome is a dispatched call's result: exactly one of Result (OK) and
@@ -116,7 +118,7 @@ type Dispatcher struct {
 // Dispatch validates one call, runs it and records it in the session log.
 func (d *Dispatcher) Dispatch(ctx context.Context, c Call) *Outcome {
 	m, ok := d.Registry.Lookup(c.Name)
-	r := d.begin(ctx, c.ID, c.Turn, c.Name, m, c.Args, nil)
+	r := d.begin(ctx, c.ID, c.Turn, c.Name, m, c.Args, c.Data)
 	if !ok {
 		return r.finish(&CallError{Code: CodeMacroNotFound, Message: fmt.Sprintf("no macro named %q", c.Name)})
 	}

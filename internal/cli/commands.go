@@ -29,6 +29,7 @@ var commandTable = []entry{
 	{build: RefdataCommand},
 	{build: ApprovalsCommand},
 	{build: IdentityCommand},
+	{build: BatchCommand},
 	{build: evalCommand, authoring: true},
 	{build: demoCommand, authoring: true},
 	{build: VersionCommand},
