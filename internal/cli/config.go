@@ -297,12 +297,7 @@ func contains(list []string, s string) bool {
 
 // suggestKey is ` (did you mean "x"?)` for the closest candidate, or "".
 func suggestKey(s string, candidates []string) string {
-	best, bd := "", 3
-	for _, c := range candidates {
-		if d := editdist.Distance(s, c); d < bd {
-			best, bd = c, d
-		}
-	}
+	best := editdist.Closest(s, candidates, 2)
 	if best == "" {
 		return ""
 	}

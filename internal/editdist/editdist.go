@@ -34,3 +34,15 @@ func Distance(a, b string) int {
 	}
 	return d[len(ra)][len(rb)]
 }
+
+// Closest returns the candidate nearest to s within max edits (the first
+// of equals), or "" when none is that close.
+func Closest(s string, candidates []string, max int) string {
+	best, bd := "", max+1
+	for _, c := range candidates {
+		if d := Distance(s, c); d < bd {
+			best, bd = c, d
+		}
+	}
+	return best
+}

@@ -238,12 +238,7 @@ func typed(schema map[string]any, cell string) (any, error) {
 }
 
 func didYouMean(s string, candidates []string) string {
-	best, bd := "", 3
-	for _, c := range candidates {
-		if d := editdist.Distance(s, c); d < bd {
-			best, bd = c, d
-		}
-	}
+	best := editdist.Closest(s, candidates, 2)
 	if best == "" {
 		return ""
 	}
