@@ -195,8 +195,8 @@ func (x *Exec) Env(name string) string {
 // when the name reads as a credential and the variable is set.
 func (x *Exec) lookupEnv(name string) (string, error) {
 	var v string
-	if x.d != nil && x.d.Getenv != nil {
-		v = x.d.Getenv(name)
+	if x.d != nil {
+		v = x.d.getenv(name)
 	} else {
 		v = os.Getenv(name)
 	}
@@ -575,23 +575,7 @@ func (x *Exec) urlSecrets(rawURL string) {
 	if len(found) == 0 {
 		return
 	}
-	forms := redact.Forms(found, url.QueryEscape, url.PathEscape)
-	x.secrets = append(x.secrets, forms...)
-	root := x.root()
-	if root != x {
-		root.secrets = append(root.secrets, forms...) // the page, opened by the root, gets them
-	}
-	root.mu.Lock()
-	p := root.page
-	root.mu.Unlock()
-	for _, s := range forms {
-		if p != nil {
-			p.AddSecret(s)
-		}
-		if x.d != nil && x.d.Log != nil {
-			x.d.Log.AddSecret(s)
-		}
-	}
+	x.addSecrets(redact.Forms(found, url.QueryEscape, url.PathEscape)...)
 }
 
 // minURLSecret is the shortest environment value urlSecrets redacts:

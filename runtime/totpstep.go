@@ -32,9 +32,12 @@ func (x *Exec) addSecrets(vals ...string) {
 	root.mu.Lock()
 	p := root.page
 	for _, v := range vals {
-		if v != "" {
-			root.secrets = append(root.secrets, v)
-			x.secrets = append(x.secrets, v)
+		if v == "" {
+			continue
+		}
+		x.secrets = append(x.secrets, v)
+		if root != x {
+			root.secrets = append(root.secrets, v) // the page, opened by the root, gets them
 		}
 	}
 	root.mu.Unlock()

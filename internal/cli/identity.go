@@ -101,7 +101,7 @@ func runIdentity(ctx context.Context, env *Env, o IdentityOptions) error {
 		if err != nil {
 			return identityFail(o.Name, err)
 		}
-		v := identityView{Meta: m, Saved: true, Configured: cfg.Settings != nil && cfg.Settings.Identities[o.Name].Credentials != nil, Default: o.Name == defaultIdentity(cfg)}
+		v := identityView{Meta: m, Saved: true, Configured: configured(cfg, o.Name), Default: o.Name == defaultIdentity(cfg)}
 		if o.Format == formatJSON {
 			return writeIndented(env.Stdout, v)
 		}
@@ -179,7 +179,7 @@ func identityList(env *Env, st *identity.Store, format string) error {
 		}
 	}
 	for i := range views {
-		views[i].Configured = cfg.Settings != nil && cfg.Settings.Identities != nil && hasKey(cfg.Settings.Identities, views[i].Name)
+		views[i].Configured = configured(cfg, views[i].Name)
 		views[i].Default = views[i].Name == defaultIdentity(cfg)
 	}
 	if format == formatJSON {
@@ -193,7 +193,7 @@ func identityList(env *Env, st *identity.Store, format string) error {
 	for _, v := range views {
 		state, saved := "none", "-"
 		if v.Saved {
-			state, saved = "saved", v.Saved0()
+			state, saved = "saved", savedText(v)
 		}
 		if v.Error != "" {
 			state = "unreadable"
@@ -210,21 +210,28 @@ func identityList(env *Env, st *identity.Store, format string) error {
 	return nil
 }
 
-// Saved0 is when the state was saved, for the table.
-func (v identityView) Saved0() string {
+// savedText is when the state was saved, for people.
+func savedText(v identityView) string {
 	if v.Meta.Saved.IsZero() {
 		return "-"
 	}
 	return v.Meta.Saved.UTC().Format("2006-01-02 15:04:05Z")
 }
 
-func hasKey(m map[string]IdentitySettings, k string) bool { _, ok := m[k]; return ok }
+// configured reports whether macrokit.yaml's identities: names name.
+func configured(cfg *Config, name string) bool {
+	if cfg.Settings == nil {
+		return false
+	}
+	_, ok := cfg.Settings.Identities[name]
+	return ok
+}
 
 func printIdentity(env *Env, v identityView) {
 	w := env.Stdout
 	fmt.Fprintf(w, "identity  %s\n", v.Name)
 	fmt.Fprintf(w, "file      %s (sealed: %v)\n", v.Path, v.Encrypted)
-	fmt.Fprintf(w, "saved     %s (revision %d)\n", v.Saved0(), v.Rev)
+	fmt.Fprintf(w, "saved     %s (revision %d)\n", savedText(v), v.Rev)
 	fmt.Fprintf(w, "cookies   %d on %s\n", v.Cookies, orNone(strings.Join(v.Domains, ", ")))
 	fmt.Fprintf(w, "storage   %s\n", orNone(strings.Join(v.Origins, ", ")))
 	if v.Expires != nil {
