@@ -578,6 +578,35 @@ func (x *Exec) urlSecrets(rawURL string) {
 	x.addSecrets(redact.Forms(found, url.QueryEscape, url.PathEscape)...)
 }
 
+// addSecrets makes values secrets of the call from now on: redacted from
+// its evidence, its page's traces and the session log.
+func (x *Exec) addSecrets(vals ...string) {
+	root := x.root()
+	root.mu.Lock()
+	p := root.page
+	for _, v := range vals {
+		if v == "" {
+			continue
+		}
+		x.secrets = append(x.secrets, v)
+		if root != x {
+			root.secrets = append(root.secrets, v) // the page, opened by the root, gets them
+		}
+	}
+	root.mu.Unlock()
+	for _, v := range vals {
+		if v == "" {
+			continue
+		}
+		if p != nil {
+			p.AddSecret(v)
+		}
+		if x.d != nil && x.d.Log != nil {
+			x.d.Log.AddSecret(v)
+		}
+	}
+}
+
 // minURLSecret is the shortest environment value urlSecrets redacts:
 // shorter ones ("1", "en") would blank out unrelated text.
 const minURLSecret = 4

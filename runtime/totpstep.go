@@ -24,32 +24,3 @@ func (x *Exec) TOTP(ctx context.Context, path, secret string) (string, error) {
 	x.record(rec)
 	return code, nil
 }
-
-// addSecrets makes values secrets of the call from now on: redacted from
-// its evidence, its page's traces and the session log.
-func (x *Exec) addSecrets(vals ...string) {
-	root := x.root()
-	root.mu.Lock()
-	p := root.page
-	for _, v := range vals {
-		if v == "" {
-			continue
-		}
-		x.secrets = append(x.secrets, v)
-		if root != x {
-			root.secrets = append(root.secrets, v) // the page, opened by the root, gets them
-		}
-	}
-	root.mu.Unlock()
-	for _, v := range vals {
-		if v == "" {
-			continue
-		}
-		if p != nil {
-			p.AddSecret(v)
-		}
-		if x.d != nil && x.d.Log != nil {
-			x.d.Log.AddSecret(v)
-		}
-	}
-}
