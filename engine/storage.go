@@ -176,7 +176,7 @@ func (c *Context) atOrigin(ctx context.Context, origin string, fn func(*rod.Page
 	go rp.Context(evCtx).EachEvent(func(e *proto.FetchRequestPaused) {
 		_ = proto.FetchFulfillRequest{RequestID: e.RequestID, ResponseCode: 200,
 			ResponseHeaders: []*proto.FetchHeaderEntry{{Name: "Content-Type", Value: "text/html"}},
-			Body:            []byte("<!doctype html><title></title>")}.Call(rp.Context(evCtx))
+			Body:            blankDocument}.Call(rp.Context(evCtx))
 	})()
 	if err := rp.Navigate(strings.TrimSuffix(origin, "/") + "/"); err != nil {
 		return err
@@ -186,6 +186,11 @@ func (c *Context) atOrigin(ctx context.Context, origin string, fn func(*rod.Page
 	}
 	return fn(rp)
 }
+
+// blankDocument answers the temporary page's requests. It names an inline
+// icon: Chromium fetches a page's favicon from the browser process, past
+// the page's Fetch interception, and that request would reach the site.
+var blankDocument = []byte(`<!doctype html><link rel="icon" href="data:,"><title></title>`)
 
 // originOf is scheme://host[:port] of a URL ("" when it has none).
 func originOf(raw string) string {
