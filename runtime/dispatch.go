@@ -134,12 +134,18 @@ func (d *Dispatcher) Dispatch(ctx context.Context, c Call) *Outcome {
 // session log: Dispatch without validating twice. The macro must be the
 // registry's.
 func (d *Dispatcher) DispatchValid(ctx context.Context, id string, turn int, args ValidArgs) *Outcome {
+	return d.DispatchValidData(ctx, id, turn, args, nil)
+}
+
+// DispatchValidData is DispatchValid with data for the tool_call record
+// (a batch row's batch id and key), as Call.Data is for Dispatch.
+func (d *Dispatcher) DispatchValidData(ctx context.Context, id string, turn int, args ValidArgs, data map[string]any) *Outcome {
 	m := args.macro
 	if m == nil {
 		r := d.begin(ctx, id, turn, "", nil, nil, nil)
 		return r.finish(&CallError{Code: CodeInternal, Message: "DispatchValid needs arguments from Macro.Validate"})
 	}
-	r := d.begin(ctx, id, turn, m.Name, m, args.args, nil)
+	r := d.begin(ctx, id, turn, m.Name, m, args.args, data)
 	if reg, ok := d.Registry.Lookup(m.Name); !ok || reg != m {
 		return r.finish(&CallError{Code: CodeMacroNotFound, Message: fmt.Sprintf("no macro named %q in this registry", m.Name)})
 	}
@@ -200,6 +206,7 @@ func (r *callRun) finish(cerr *CallError) *Outcome {
 	if r.x != nil {
 		rec.Data = r.x.annotations()
 	}
+	rec.Steps = loggedSteps(out.Steps)
 	if usedTabs(out.Steps) {
 		for _, s := range out.Steps {
 			if s.Tab != "" {

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
+
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/identity"
@@ -62,6 +64,9 @@ type StepRecord struct {
 	Checks    []engine.CheckResult `json:"checks,omitempty"`
 	Detail    map[string]any       `json:"detail,omitempty"`
 	Duration  time.Duration        `json:"duration"`
+	// Shots are the step's screenshots (Dispatcher.Screenshots), as paths
+	// relative to the session log's directory.
+	Shots *sessionlog.Shots `json:"shots,omitempty"`
 }
 
 // Exec is the execution context of one macro call. Generated handlers call

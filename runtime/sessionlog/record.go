@@ -49,6 +49,10 @@ type Record struct {
 	// Tabs says which tab each page step ran in, for a run that used more
 	// than the first tab (absent: every step ran in the main tab).
 	Tabs []StepTab `json:"tabs,omitempty"`
+	// Steps are the call's steps in the order they ran, without their
+	// checks (those are Verification.Checks, each naming its step); absent
+	// in logs written before steps were kept.
+	Steps []Step `json:"steps,omitempty"`
 
 	// system: a machine-readable event name (bail_out, escalated, approval, ...)
 	Event string         `json:"event,omitempty"`
@@ -90,4 +94,30 @@ const (
 type StepTab struct {
 	Step string `json:"step"` // the step's path, e.g. steps[3]
 	Tab  string `json:"tab"`  // "main", or the name the step that opened the tab gave it
+}
+
+// Step is one step of a macro run as its tool_result record keeps it.
+type Step struct {
+	Path       string `json:"path"` // e.g. steps[3] or steps[2].steps[0]
+	Kind       string `json:"kind"`
+	Tab        string `json:"tab,omitempty"`
+	Status     string `json:"status"` // passed | failed
+	Diagnosis  string `json:"diagnosis,omitempty"`
+	Message    string `json:"message,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+	// Attempts is how many times the engine tried the step (1 when the
+	// first try passed); Healing names the strategies of the retries, in
+	// order (e.g. scroll_into_view, dismiss_overlay+already_done).
+	Attempts int      `json:"attempts,omitempty"`
+	Healing  []string `json:"healing,omitempty"`
+	// Shots are the step's screenshots, when the run took them.
+	Shots *Shots `json:"shots,omitempty"`
+}
+
+// Shots are a step's before and after screenshots: PNG files whose paths
+// are relative to the session log's directory (never the image inside the
+// log). Either may be empty (no page yet, or the run took only failures').
+type Shots struct {
+	Before string `json:"before,omitempty"`
+	After  string `json:"after,omitempty"`
 }
