@@ -76,13 +76,15 @@ func BatchCommand(cfg *Config) *cli.Command {
 
 // batchRow is one row's line in the delivery report.
 type batchRow struct {
-	Line   int                 `json:"line"`
-	Key    string              `json:"key"`
-	Status batch.Status        `json:"status"`
-	CallID string              `json:"call_id,omitempty"`
-	Result json.RawMessage     `json:"result,omitempty"`
-	Error  *batch.EntryError   `json:"error,omitempty"`
-	Failed []batch.FailedCheck `json:"failed_checks,omitempty"`
+	Line   int          `json:"line"`
+	Key    string       `json:"key"`
+	Status batch.Status `json:"status"`
+	CallID string       `json:"call_id,omitempty"`
+	// Session is the session log holding the row's call (its steps).
+	Session string              `json:"session,omitempty"`
+	Result  json.RawMessage     `json:"result,omitempty"`
+	Error   *batch.EntryError   `json:"error,omitempty"`
+	Failed  []batch.FailedCheck `json:"failed_checks,omitempty"`
 }
 
 func splitPairs(flag string, pairs []string) (map[string]string, error) {
@@ -203,14 +205,19 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, ro
 	defer lb.Close()
 	d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: lb.Pages, Getenv: cfg.getenv, Primitives: cfg.Primitives,
 		Approver: batchApprover(Approver(o.Yes, env.Stdin, env.Stderr, mem), len(rows)), Timeout: o.Timeout, Sites: cfg.SitePolicy(), Identity: ident}
+	session := ""
 	if o.SessionDir != "" {
-		log, err := sessionlog.Open(o.SessionDir, sessionlog.NewID())
+		session = sessionlog.NewID()
+		log, err := sessionlog.Open(o.SessionDir, session)
 		if err != nil {
 			return Failf("%v", err)
 		}
 		defer log.Close()
 		d.Log = log
 		_ = log.Append(sessionlog.Record{Type: sessionlog.RecSystem, Event: "batch", Data: map[string]any{"batch": id, "macro": m.Name, "rows": len(rows), "input": o.Input}})
+	}
+	if err := writeBatchMeta(dir, id, m.Name, o, session); err != nil {
+		return Failf("batch: %v", err)
 	}
 	report := make([]batchRow, len(rows))
 	var todo []int
@@ -221,12 +228,12 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, ro
 		case !seen:
 			todo = append(todo, i)
 		case p.Status == batch.StatusOK:
-			report[i].Status, report[i].CallID, report[i].Result = batch.StatusSkipped, p.CallID, p.Result
+			report[i].Status, report[i].CallID, report[i].Session, report[i].Result = batch.StatusSkipped, p.CallID, p.Session, p.Result
 		case p.Status == batch.StatusUncertain && m.Risk != runtime.RiskRead && !o.RerunUncertain:
-			report[i].Status, report[i].CallID = batch.StatusUncertain, p.CallID
+			report[i].Status, report[i].CallID, report[i].Session = batch.StatusUncertain, p.CallID, p.Session
 			report[i].Error = &batch.EntryError{Code: "uncertain", Message: "the row started and has no outcome: it may have acted; check the site, then --rerun-uncertain"}
 		case (p.Status == batch.StatusFailed || p.Status == batch.StatusUnverified) && !o.RetryFailed:
-			report[i] = batchRow{Line: r.Line, Key: r.Key, Status: p.Status, CallID: p.CallID, Result: p.Result, Error: p.Error, Failed: p.Failed}
+			report[i] = batchRow{Line: r.Line, Key: r.Key, Status: p.Status, CallID: p.CallID, Session: p.Session, Result: p.Result, Error: p.Error, Failed: p.Failed}
 		default:
 			todo = append(todo, i)
 		}
@@ -246,7 +253,7 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, ro
 			for i := range next {
 				r := rows[i]
 				call := fmt.Sprintf("%s-%d", id, r.Line)
-				if err := j.Append(batch.Entry{Type: "start", Key: r.Key, Line: r.Line, CallID: call}); err != nil {
+				if err := j.Append(batch.Entry{Type: "start", Key: r.Key, Line: r.Line, CallID: call, Session: session}); err != nil {
 					mu.Lock()
 					journalErr = err
 					mu.Unlock()
@@ -255,9 +262,10 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, ro
 				}
 				// A row in flight finishes even after Ctrl-C: its outcome
 				// goes in the journal.
-				out := d.DispatchValid(context.WithoutCancel(rctx), call, 1, r.Args)
+				out := d.DispatchValidData(context.WithoutCancel(rctx), call, 1, r.Args, map[string]any{"batch": id, "row": r.Key, "line": r.Line})
 				row := rowOf(r, call, out)
-				end := batch.Entry{Type: "end", Key: r.Key, Line: r.Line, CallID: call, Status: row.Status, Result: row.Result, Error: row.Error, Failed: row.Failed}
+				row.Session = session
+				end := batch.Entry{Type: "end", Key: r.Key, Line: r.Line, CallID: call, Session: session, Status: row.Status, Result: row.Result, Error: row.Error, Failed: row.Failed}
 				if err := j.Append(end); err != nil {
 					mu.Lock()
 					journalErr = err
@@ -286,6 +294,47 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, ro
 		return Failf("batch %s: the journal could not be written (%v); stopped before more rows ran", id, journalErr)
 	}
 	return finishBatch(env, o, id, dir, report, ctx.Err() != nil)
+}
+
+// BatchMeta is a batch's batch.json: what ran and where its session logs
+// are (one per run of the batch: the first and each --resume).
+type BatchMeta struct {
+	ID         string   `json:"id"`
+	Macro      string   `json:"macro"`
+	Input      string   `json:"input"`
+	SessionDir string   `json:"session_dir,omitempty"` // absolute
+	Sessions   []string `json:"sessions,omitempty"`
+}
+
+// ReadBatchMeta reads dir/batch.json.
+func ReadBatchMeta(dir string) (*BatchMeta, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "batch.json"))
+	if err != nil {
+		return nil, err
+	}
+	var m BatchMeta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, "batch.json"), err)
+	}
+	return &m, nil
+}
+
+func writeBatchMeta(dir, id, macro string, o BatchOptions, session string) error {
+	m, err := ReadBatchMeta(dir)
+	if err != nil {
+		m = &BatchMeta{ID: id, Macro: macro, Input: o.Input}
+	}
+	if session != "" {
+		if abs, err := filepath.Abs(o.SessionDir); err == nil {
+			m.SessionDir = abs
+		}
+		m.Sessions = append(m.Sessions, session)
+	}
+	return atomicfile.Write(filepath.Join(dir, "batch.json"), 0o600, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(m)
+	})
 }
 
 // batchApprover asks once for the whole batch of a dangerous macro and

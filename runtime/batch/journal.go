@@ -27,14 +27,16 @@ const (
 
 // Entry is one line of a batch journal: a row started, or a row's outcome.
 type Entry struct {
-	Type   string          `json:"type"` // "start" or "end"
-	Key    string          `json:"key"`
-	Line   int             `json:"line"`
-	At     time.Time       `json:"at"`
-	Status Status          `json:"status,omitempty"`
-	CallID string          `json:"call_id,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  *EntryError     `json:"error,omitempty"`
+	Type   string    `json:"type"` // "start" or "end"
+	Key    string    `json:"key"`
+	Line   int       `json:"line"`
+	At     time.Time `json:"at"`
+	Status Status    `json:"status,omitempty"`
+	CallID string    `json:"call_id,omitempty"`
+	// Session is the id of the session log holding the row's call.
+	Session string          `json:"session,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *EntryError     `json:"error,omitempty"`
 	// Failed are the failing checks' expected and actual (end of a failed row).
 	Failed []FailedCheck `json:"failed_checks,omitempty"`
 }
