@@ -150,6 +150,13 @@ func (g *generator) macroCtor(m *macroInfo, f *jen.File) error {
 	if s.Login != nil {
 		fields = append(fields, jen.Id("Login").Op(":").Op("&").Qual(pkgRuntime, "Login").Values(multiline(g.login(m, s.Login))...))
 	}
+	if s.DoneCheck != nil {
+		dc, err := g.doneCheck(m, s.DoneCheck)
+		if err != nil {
+			return err
+		}
+		fields = append(fields, jen.Id("DoneCheck").Op(":").Op("&").Qual(pkgRuntime, "DoneCheck").Values(multiline(dc)...))
+	}
 	adapter := "Handle"
 	if m.result == "" {
 		adapter = "HandleNoResult"

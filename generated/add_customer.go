@@ -143,6 +143,15 @@ func addCustomerMacro() *runtime.Macro {
 			},
 		},
 		Session: "login",
+		DoneCheck: &runtime.DoneCheck{
+			Macro: "find_customer",
+			Args: runtime.DoneArgs(func(p AddCustomerParams) map[string]any {
+				return map[string]any{"query": p.Email}
+			}),
+			Done: []runtime.Want{
+				{Field: "count", Op: vocab.OpGTE, Arg: json.RawMessage(`1`)},
+			},
+		},
 		Handler: runtime.Handle(AddCustomer),
 	}
 }

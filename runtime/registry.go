@@ -63,6 +63,9 @@ type Macro struct {
 	Session string
 	// Login is set on a macro that signs in (the spec's `login:` block).
 	Login *Login
+	// DoneCheck, when set, tells on a fresh page whether a call already
+	// had its effect (the spec's `done_check:`; Dispatcher.CheckDone).
+	DoneCheck *DoneCheck
 	// Tests are the macro's end-to-end tests (the spec's `tests:`).
 	Tests   []MacroTest
 	Handler Handler

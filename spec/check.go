@@ -107,6 +107,7 @@ func (c *checker) check() {
 	c.unverifiedEffects()
 	c.checkLogin()
 	c.checkSession()
+	c.checkDoneCheck()
 }
 
 func sortedSet(m map[string]bool) []string {

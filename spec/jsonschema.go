@@ -238,6 +238,10 @@ func buildJSONSchema() jobj {
 			"credentials": jobj{"type": "object", "additionalProperties": str, "description": "per parameter: \"{{ env.NAME }}\" or a literal (not for secret parameters)"},
 		}),
 		"session": jobj{"type": "string", "pattern": snakeRE.String(), "description": "the login macro whose session this macro needs"},
+		"done_check": closed(jobj{
+			"call": closed(jobj{"macro": jref("name"), "args": jobj{"type": "object"}}, "macro"),
+			"done": jobj{"type": "object", "minProperties": 1, "description": "result fields of the call that all hold when the effect is already there"},
+		}, "call", "done"),
 	}, "macrokit", "name", "version", "intent", "risk", "steps")
 	top["$schema"] = "http://json-schema.org/draft-07/schema#"
 	top["title"] = "macrokit macro spec (format 1)"

@@ -5,6 +5,7 @@ import (
 
 	"github.com/macrokit/macrokit-go/runtime/vocab"
 	"github.com/xeipuuv/gojsonschema"
+	"gopkg.in/yaml.v3"
 )
 
 // FormatVersion is the spec format version this package reads (`macrokit: 1`).
@@ -83,6 +84,9 @@ type Spec struct {
 	// (`session:`); SessionPos is where.
 	Session    string
 	SessionPos Pos
+	// DoneCheck tells whether a call already had its effect
+	// (`done_check:`), for a call that may have run (docs/batch.md).
+	DoneCheck *DoneCheck
 
 	// Filled by the checker:
 
@@ -174,6 +178,11 @@ type Want struct {
 	// Arg is the literal operand (JSON-compatible value).
 	Arg any
 	Pos Pos // the position of the expected value
+
+	keyPos Pos        // the field name's position
+	node   *yaml.Node // the operand, for a type check once the result is known
+	path   string
+	argOK  bool // the operand parsed
 }
 
 // StepKind names a step.

@@ -15,7 +15,7 @@ import (
 
 // topKeys are the keys of a spec file.
 var topKeys = []string{"macrokit", "name", "version", "intent", "description", "risk", "params",
-	"result", "examples", "steps", "returns", "tests", "unverified", "login", "session"}
+	"result", "examples", "steps", "returns", "tests", "unverified", "login", "session", "done_check"}
 
 var riskNames = []string{string(RiskRead), string(RiskAct), string(RiskDangerous)}
 
@@ -204,6 +204,9 @@ func (p *parser) spec(root *yaml.Node) *Spec {
 	if n := m.get("login"); n != nil {
 		s.Login = p.login(n, "login")
 	}
+	if n := m.get("done_check"); n != nil {
+		s.DoneCheck = p.doneCheck(n, "done_check")
+	}
 	if n := m.get("session"); n != nil {
 		s.SessionPos = p.pos(n)
 		if v, ok := p.name(n, "session"); ok {
@@ -312,102 +315,113 @@ func (p *parser) tests(n *yaml.Node, path string, s *Spec) []*Test {
 	return out
 }
 
-// wants reads a test's want: result field -> literal or {<op>: operand}.
+// wants reads a test's want: result field -> literal or {<op>: operand},
+// each checked against the macro's result.
 func (p *parser) wants(n *yaml.Node, path string, s *Spec) []*Want {
-	m := p.mapping(n, path, nil)
-	if m == nil {
-		return nil
-	}
+	ws := p.wantOps(n, path)
 	var fields []string
 	var rt *Type
 	if s.Result != nil {
 		rt = s.Result.Type
 		fields = rt.propNames()
 	}
-	var out []*Want
-	for _, k := range m.keys {
-		vn, vpath := m.get(k), m.sub(k)
+	for _, w := range ws {
 		var prop *Property
 		if rt != nil {
-			prop = rt.Prop(k)
+			prop = rt.Prop(w.Field)
 		}
 		if prop == nil {
-			hint := didYouMean(k, fields)
+			hint := didYouMean(w.Field, fields)
 			if s.Result == nil {
 				hint = " (the macro declares no result)"
 			}
-			p.at(m.keyPos(k), path, "unknown result field %q%s", k, hint)
+			p.at(w.keyPos, path, "unknown result field %q%s", w.Field, hint)
+			continue
 		}
-		w := &Want{Field: k, Op: vocab.OpEquals, Pos: p.pos(vn)}
+		if w.argOK {
+			checkWantType(p.errf, w, prop.Type, w.node, w.path)
+		}
+	}
+	return ws
+}
+
+// wantOps reads result field -> literal or {<op>: operand} without
+// knowing the result's type (a done_check's is another macro's).
+func (p *parser) wantOps(n *yaml.Node, path string) []*Want {
+	m := p.mapping(n, path, nil)
+	if m == nil {
+		return nil
+	}
+	var out []*Want
+	for _, k := range m.keys {
+		vn, vpath := m.get(k), m.sub(k)
+		w := &Want{Field: k, Op: vocab.OpEquals, Pos: p.pos(vn), keyPos: m.keyPos(k)}
 		argNode, argPath := vn, vpath
 		if vn.Kind == yaml.MappingNode && len(vn.Content) == 2 && contains(opNames(), resolve(vn.Content[0]).Value) {
 			w.Op = vocab.Op(resolve(vn.Content[0]).Value)
 			argNode, argPath = resolve(vn.Content[1]), join(vpath, string(w.Op))
 		}
-		arg, ok := p.jsonValue(argNode, argPath)
-		w.Arg = arg
+		w.Arg, w.argOK = p.jsonValue(argNode, argPath)
+		w.node, w.path = argNode, argPath
 		out = append(out, w)
-		if !ok || prop == nil {
-			continue
-		}
-		p.checkWant(w, prop.Type, argNode, argPath)
 	}
 	return out
 }
 
-// checkWant type-checks a test expectation against the result field's type.
-func (p *parser) checkWant(w *Want, ft *Type, n *yaml.Node, path string) {
+// checkWantType type-checks an expectation against the result field's
+// type, reporting through errf.
+func checkWantType(errf func(n *yaml.Node, path, format string, args ...any), w *Want, ft *Type, n *yaml.Node, path string) {
 	at := typeOf(w.Arg)
 	switch w.Op {
 	case vocab.OpEquals, vocab.OpNotEquals:
 		if why := assignable(at, ft); why != "" {
-			p.errf(n, path, "%s", why)
+			errf(n, path, "%s", why)
 		} else if len(ft.Enum) > 0 && !enumHas(ft.Enum, w.Arg) {
-			p.errf(n, path, "%s is not one of %s, so this can never %s", jsonText(w.Arg), enumText(ft.Enum),
+			errf(n, path, "%s is not one of %s, so this can never %s", jsonText(w.Arg), enumText(ft.Enum),
 				map[vocab.Op]string{vocab.OpEquals: "pass", vocab.OpNotEquals: "fail"}[w.Op])
 		}
 	case vocab.OpMatches:
 		s, ok := w.Arg.(string)
 		if !ok {
-			p.errf(n, path, "matches takes a regular expression, got %s", describe(n))
+			errf(n, path, "matches takes a regular expression, got %s", describe(n))
 		} else if _, err := regexp.Compile(s); err != nil {
-			p.errf(n, path, "invalid regular expression: %s", regexpError(err))
+			errf(n, path, "invalid regular expression: %s", regexpError(err))
 		} else if !ft.IsScalar() {
-			p.errf(n, path, "matches applies to text, but field %s is %s", w.Field, article(ft))
+			errf(n, path, "matches applies to text, but field %s is %s", w.Field, article(ft))
 		}
 	case vocab.OpGT, vocab.OpGTE, vocab.OpLT, vocab.OpLTE:
 		if !isNumeric(at) {
-			p.errf(n, path, "%s takes a number, got %s", w.Op, describe(n))
+			errf(n, path, "%s takes a number, got %s", w.Op, describe(n))
 		} else if !isNumeric(ft) && ft.Kind != KindAny {
-			p.errf(n, path, "%s compares numbers, but field %s is %s", w.Op, w.Field, article(ft))
+			errf(n, path, "%s compares numbers, but field %s is %s", w.Op, w.Field, article(ft))
 		}
 	case vocab.OpContains:
 		switch ft.Kind {
 		case KindString:
 			if _, ok := w.Arg.(string); !ok {
-				p.errf(n, path, "contains on a string takes a string, got %s", describe(n))
+				errf(n, path, "contains on a string takes a string, got %s", describe(n))
 			}
 		case KindArray:
 			if why := assignable(at, ft.Items); why != "" {
-				p.errf(n, path, "%s", why)
+				errf(n, path, "%s", why)
 			}
 		case KindAny:
 		default:
-			p.errf(n, path, "contains applies to strings and arrays, but field %s is %s", w.Field, article(ft))
+			errf(n, path, "contains applies to strings and arrays, but field %s is %s", w.Field, article(ft))
 		}
 	case vocab.OpEmpty:
 		if _, ok := w.Arg.(bool); !ok {
-			p.errf(n, path, "empty takes true or false, got %s", describe(n))
+			errf(n, path, "empty takes true or false, got %s", describe(n))
 		}
 		if !hasLength(ft) {
-			p.errf(n, path, "empty applies to strings, arrays and objects, but field %s is %s", w.Field, article(ft))
+			errf(n, path, "empty applies to strings, arrays and objects, but field %s is %s", w.Field, article(ft))
 		}
 	case vocab.OpLen:
 		if i, ok := w.Arg.(int64); !ok || i < 0 {
-			p.errf(n, path, "len takes a non-negative integer, got %s", jsonText(w.Arg))
+			errf(n, path, "len takes a non-negative integer, got %s", jsonText(w.Arg))
 		}
 		if !hasLength(ft) {
-			p.errf(n, path, "len applies to strings, arrays and objects, but field %s is %s", w.Field, article(ft))
+			errf(n, path, "len applies to strings, arrays and objects, but field %s is %s", w.Field, article(ft))
 		}
 	}
 }

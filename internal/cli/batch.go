@@ -18,6 +18,7 @@ import (
 	"github.com/macrokit/macrokit-go/runtime/batch"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/time/rate"
 )
 
 // BatchOptions are batch's macro, input and flags.
@@ -29,7 +30,8 @@ type BatchOptions struct {
 	Key            string
 	DryRun         bool
 	Concurrency    int
-	Resume         string // a batch id
+	Rate           float64 // rows started per minute at most (0: no bound)
+	Resume         string  // a batch id
 	RetryFailed    bool
 	RerunUncertain bool
 	Yes            bool
@@ -53,6 +55,7 @@ func BatchCommand(cfg *Config) *cli.Command {
 			&cli.StringFlag{Name: "key", Usage: "the column that names a row (default: a hash of its arguments)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "check every row and stop"},
 			&cli.IntFlag{Name: "concurrency", Value: 1, Usage: "rows run at once"},
+			&cli.Float64Flag{Name: "rate", Usage: "rows started per minute at most, across all of --concurrency (0: as fast as they finish)"},
 			&cli.StringFlag{Name: "resume", Usage: "continue the batch of this id: rows already ok are skipped"},
 			&cli.BoolFlag{Name: "retry-failed", Usage: "with --resume: run the failed rows again"},
 			&cli.BoolFlag{Name: "rerun-uncertain", Usage: "with --resume: run again the act/dangerous rows that started and have no outcome (they may have acted)"},
@@ -66,7 +69,7 @@ func BatchCommand(cfg *Config) *cli.Command {
 				return Usagef("batch needs exactly one macro name (see '%s list')", cfg.Name)
 			}
 			opts := BatchOptions{Macro: c.Args().First(), Input: c.String("input"), Map: c.StringSlice("map"), Args: c.StringSlice("arg"),
-				Key: c.String("key"), DryRun: c.Bool("dry-run"), Concurrency: c.Int("concurrency"), Resume: c.String("resume"),
+				Key: c.String("key"), DryRun: c.Bool("dry-run"), Concurrency: c.Int("concurrency"), Rate: c.Float64("rate"), Resume: c.String("resume"),
 				RetryFailed: c.Bool("retry-failed"), RerunUncertain: c.Bool("rerun-uncertain"), Yes: c.Bool("yes"), Timeout: c.Duration("timeout"),
 				SessionDir: c.String("session-dir"), Identity: c.String("identity"), Browser: browserOptions(c)}
 			return runBatch(c.Context, newEnv(c, cfg), opts)
@@ -85,6 +88,8 @@ type batchRow struct {
 	Result  json.RawMessage     `json:"result,omitempty"`
 	Error   *batch.EntryError   `json:"error,omitempty"`
 	Failed  []batch.FailedCheck `json:"failed_checks,omitempty"`
+	// Note: how the row was decided without running it (a done check).
+	Note string `json:"note,omitempty"`
 }
 
 func splitPairs(flag string, pairs []string) (map[string]string, error) {
@@ -113,6 +118,9 @@ func runBatch(ctx context.Context, env *Env, o BatchOptions) error {
 	}
 	if o.Concurrency < 1 {
 		return Usagef("--concurrency must be at least 1")
+	}
+	if o.Rate < 0 {
+		return Usagef("--rate must be rows per minute, 0 or more")
 	}
 	format, err := batch.FormatOf(o.Input)
 	if err != nil {
@@ -220,6 +228,7 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, ro
 		return Failf("batch: %v", err)
 	}
 	report := make([]batchRow, len(rows))
+	check := make([]bool, len(rows)) // uncertain rows their done check decides first
 	var todo []int
 	for i, r := range rows {
 		report[i] = batchRow{Line: r.Line, Key: r.Key}
@@ -228,12 +237,17 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, ro
 		case !seen:
 			todo = append(todo, i)
 		case p.Status == batch.StatusOK:
-			report[i].Status, report[i].CallID, report[i].Session, report[i].Result = batch.StatusSkipped, p.CallID, p.Session, p.Result
+			report[i].Status, report[i].CallID, report[i].Session, report[i].Result, report[i].Note = batch.StatusSkipped, p.CallID, p.Session, p.Result, p.Note
+		case p.Status == batch.StatusUncertain && m.Risk != runtime.RiskRead && !o.RerunUncertain && m.DoneCheck != nil:
+			// It may have acted: its done check decides, on a fresh page,
+			// before it runs again.
+			todo = append(todo, i)
+			check[i] = true
 		case p.Status == batch.StatusUncertain && m.Risk != runtime.RiskRead && !o.RerunUncertain:
 			report[i].Status, report[i].CallID, report[i].Session = batch.StatusUncertain, p.CallID, p.Session
 			report[i].Error = &batch.EntryError{Code: "uncertain", Message: "the row started and has no outcome: it may have acted; check the site, then --rerun-uncertain"}
 		case (p.Status == batch.StatusFailed || p.Status == batch.StatusUnverified) && !o.RetryFailed:
-			report[i] = batchRow{Line: r.Line, Key: r.Key, Status: p.Status, CallID: p.CallID, Session: p.Session, Result: p.Result, Error: p.Error, Failed: p.Failed}
+			report[i] = batchRow{Line: r.Line, Key: r.Key, Status: p.Status, CallID: p.CallID, Session: p.Session, Result: p.Result, Error: p.Error, Failed: p.Failed, Note: p.Note}
 		default:
 			todo = append(todo, i)
 		}
@@ -245,7 +259,12 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, ro
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var journalErr error
-	done := 0
+	progress := newBatchProgress(env.Stderr, len(todo))
+	var limit *rate.Limiter
+	if o.Rate > 0 {
+		// Rows start at most Rate a minute, the first at once.
+		limit = rate.NewLimiter(rate.Limit(o.Rate/60), 1)
+	}
 	for range o.Concurrency {
 		wg.Add(1)
 		go func() {
@@ -253,6 +272,26 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, ro
 			for i := range next {
 				r := rows[i]
 				call := fmt.Sprintf("%s-%d", id, r.Line)
+				data := map[string]any{"batch": id, "row": r.Key, "line": r.Line}
+				if check[i] {
+					row, decided := decideUncertain(context.WithoutCancel(rctx), d, r, call, session, data)
+					if decided {
+						if row.Status == batch.StatusOK {
+							end := batch.Entry{Type: "end", Key: r.Key, Line: r.Line, CallID: row.CallID, Session: session, Status: row.Status, Note: row.Note}
+							if err := j.Append(end); err != nil {
+								mu.Lock()
+								journalErr = err
+								mu.Unlock()
+								stop()
+							}
+						}
+						mu.Lock()
+						report[i] = row
+						progress.row(row)
+						mu.Unlock()
+						continue
+					}
+				}
 				if err := j.Append(batch.Entry{Type: "start", Key: r.Key, Line: r.Line, CallID: call, Session: session}); err != nil {
 					mu.Lock()
 					journalErr = err
@@ -262,7 +301,7 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, ro
 				}
 				// A row in flight finishes even after Ctrl-C: its outcome
 				// goes in the journal.
-				out := d.DispatchValidData(context.WithoutCancel(rctx), call, 1, r.Args, map[string]any{"batch": id, "row": r.Key, "line": r.Line})
+				out := d.DispatchValidData(context.WithoutCancel(rctx), call, 1, r.Args, data)
 				row := rowOf(r, call, out)
 				row.Session = session
 				end := batch.Entry{Type: "end", Key: r.Key, Line: r.Line, CallID: call, Session: session, Status: row.Status, Result: row.Result, Error: row.Error, Failed: row.Failed}
@@ -274,13 +313,15 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, ro
 				}
 				mu.Lock()
 				report[i] = row
-				done++
-				fmt.Fprintf(env.Stderr, "[%d/%d] line %d %s: %s%s\n", done, len(todo), r.Line, r.Key, row.Status, errSuffix(row.Error))
+				progress.row(row)
 				mu.Unlock()
 			}
 		}()
 	}
 	for _, i := range todo {
+		if limit != nil && limit.Wait(rctx) != nil {
+			break // Ctrl-C (or a journal failure) while waiting for the rate
+		}
 		select {
 		case next <- i:
 			continue
@@ -290,6 +331,7 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, ro
 	}
 	close(next)
 	wg.Wait()
+	progress.finish()
 	if journalErr != nil {
 		return Failf("batch %s: the journal could not be written (%v); stopped before more rows ran", id, journalErr)
 	}
@@ -335,6 +377,25 @@ func writeBatchMeta(dir, id, macro string, o BatchOptions, session string) error
 		enc.SetIndent("", "  ")
 		return enc.Encode(m)
 	})
+}
+
+// decideUncertain runs the done check of a row that started and has no
+// outcome. Done: the row is ok without running (decided). Not done: it
+// runs (not decided). Could not tell: it stays uncertain (decided, no
+// journal entry, so the next resume asks again).
+func decideUncertain(ctx context.Context, d *runtime.Dispatcher, r batch.Prepared, call, session string, data map[string]any) (batchRow, bool) {
+	v := d.CheckDone(ctx, call+"-done", 1, r.Args, data)
+	row := batchRow{Line: r.Line, Key: r.Key, CallID: call + "-done", Session: session}
+	switch v.Done {
+	case runtime.DoneYes:
+		row.Status, row.Note = batch.StatusOK, "not run again: "+v.Why
+		return row, true
+	case runtime.DoneNo:
+		return row, false
+	}
+	row.Status = batch.StatusUncertain
+	row.Error = &batch.EntryError{Code: "uncertain", Message: "the row started and has no outcome, and its done check could not tell whether it acted (" + v.Why + "); check the site, then --rerun-uncertain"}
+	return row, true
 }
 
 // batchApprover asks once for the whole batch of a dangerous macro and
@@ -407,7 +468,7 @@ func finishBatch(env *Env, o BatchOptions, id, dir string, report []batchRow, in
 	}
 	if err := atomicfile.Write(filepath.Join(dir, "report.csv"), 0o600, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
-		_ = cw.Write([]string{"line", "key", "status", "call_id", "error_code", "error", "failed_checks", "result"})
+		_ = cw.Write([]string{"line", "key", "status", "call_id", "error_code", "error", "failed_checks", "result", "note"})
 		for _, r := range report {
 			code, msg := "", ""
 			if r.Error != nil {
@@ -417,7 +478,7 @@ func finishBatch(env *Env, o BatchOptions, id, dir string, report []batchRow, in
 			for _, c := range r.Failed {
 				checks = append(checks, fmt.Sprintf("%s %s: expected %s, actual %s", c.Step, c.Kind, c.Expected, c.Actual))
 			}
-			_ = cw.Write([]string{fmt.Sprint(r.Line), r.Key, string(r.Status), r.CallID, code, msg, strings.Join(checks, "; "), string(r.Result)})
+			_ = cw.Write([]string{fmt.Sprint(r.Line), r.Key, string(r.Status), r.CallID, code, msg, strings.Join(checks, "; "), string(r.Result), r.Note})
 		}
 		cw.Flush()
 		return cw.Error()

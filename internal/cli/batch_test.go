@@ -120,8 +120,10 @@ func TestBatchDeliveryAndResume(t *testing.T) {
 		t.Fatalf("resume of a finished batch: exit %d\n%s", code, errs)
 	}
 
-	// A crashed batch: row 1 ok, row 2 started (and, on the site, done),
-	// rows 3 and 4 never started.
+	// A crashed batch: row 1 ok; row 2 started and, on the site, done;
+	// row 3 started and never reached the site; row 4 never started.
+	// add_customer's done check (find_customer by email) decides the two
+	// uncertain rows: row 2 is not run again, row 3 runs.
 	rows2 := filepath.Join(dir, "more.csv")
 	_ = os.WriteFile(rows2, []byte("name,email,tier\nCrash One,c1@crash.example,pro\nCrash Two,c2@crash.example,pro\nCrash Three,c3@crash.example,pro\nCrash Four,c4@crash.example,pro\n"), 0o644)
 	crashID := "b-crashed"
@@ -140,13 +142,25 @@ func TestBatchDeliveryAndResume(t *testing.T) {
 	_ = j.Append(batch.Entry{Type: "start", Key: "c1@crash.example", Line: 2})
 	_ = j.Append(batch.Entry{Type: "end", Key: "c1@crash.example", Line: 2, Status: batch.StatusOK})
 	_ = j.Append(batch.Entry{Type: "start", Key: "c2@crash.example", Line: 3})
+	_ = j.Append(batch.Entry{Type: "start", Key: "c3@crash.example", Line: 4})
 	_ = j.Close()
-	code, _, errs = runCLIIn(t, env, "", "batch", "add_customer", "--input", rows2, "--key", "email", "--resume", crashID, "--session-dir", "")
-	if code != 1 || !strings.Contains(errs, "2 ok, 0 failed, 0 unverified, 1 skipped (ok before), 1 uncertain") {
+	code, _, errs = runCLIIn(t, env, "", "batch", "add_customer", "--input", rows2, "--key", "email", "--resume", crashID, "--session-dir", filepath.Join(dir, "sessions"))
+	if code != 0 || !strings.Contains(errs, "3 ok, 0 failed, 0 unverified, 1 skipped (ok before), 0 uncertain") {
 		t.Fatalf("resume of a crashed batch: exit %d\n%s", code, errs)
 	}
-	if n := customersLike(t, site.URL, "c2@crash.example"); n != 1 {
-		t.Errorf("the uncertain row was applied %d times, want exactly once", n)
+	for _, who := range []string{"c1", "c2", "c3", "c4"} {
+		if n := customersLike(t, site.URL, who+"@crash.example"); n != 1 {
+			t.Errorf("%s@crash.example is on the site %d times, want exactly once", who, n)
+		}
+	}
+	rep, _ := os.ReadFile(filepath.Join(cdir, "report.jsonl"))
+	if !strings.Contains(string(rep), `"key":"c2@crash.example","status":"ok"`) || !strings.Contains(string(rep), "not run again: find_customer says the effect is there") {
+		t.Errorf("the done-checked row's report line does not say why it did not run:\n%s", rep)
+	}
+	// A second resume decides nothing again: every row is ok now.
+	code, _, errs = runCLIIn(t, env, "", "batch", "add_customer", "--input", rows2, "--key", "email", "--resume", crashID, "--session-dir", "")
+	if code != 0 || !strings.Contains(errs, "4 skipped") {
+		t.Fatalf("second resume: exit %d\n%s", code, errs)
 	}
 	if n := customersLike(t, site.URL, "crash.example"); n != 4 {
 		t.Errorf("crash.example customers = %d, want 4 (each once)", n)

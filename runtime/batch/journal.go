@@ -39,6 +39,9 @@ type Entry struct {
 	Error   *EntryError     `json:"error,omitempty"`
 	// Failed are the failing checks' expected and actual (end of a failed row).
 	Failed []FailedCheck `json:"failed_checks,omitempty"`
+	// Note says how an end was reached other than by running the row: an
+	// uncertain row its macro's done check found already done.
+	Note string `json:"note,omitempty"`
 }
 
 // EntryError is a failed row's error code and message.
