@@ -37,8 +37,11 @@ func TestCheckDone(t *testing.T) {
 	add := func(check *DoneCheck) *Macro {
 		return &Macro{
 			Name: "add", Risk: RiskAct, DoneCheck: check,
-			Params:  json.RawMessage(`{"type":"object","required":["email"],"properties":{"email":{"type":"string"}}}`),
-			Handler: func(ctx context.Context, x *Exec, args json.RawMessage) (any, error) { t.Error("a done check ran the checked macro"); return nil, nil },
+			Params: json.RawMessage(`{"type":"object","required":["email"],"properties":{"email":{"type":"string"}}}`),
+			Handler: func(ctx context.Context, x *Exec, args json.RawMessage) (any, error) {
+				t.Error("a done check ran the checked macro")
+				return nil, nil
+			},
 		}
 	}
 	byEmail := func(args json.RawMessage) (map[string]any, error) {
