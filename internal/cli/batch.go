@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -134,47 +135,92 @@ func runBatch(ctx context.Context, env *Env, o BatchOptions) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(o.Input)
+	in := batchInput{path: o.Input, format: format, macro: m, mapping: batch.Mapping{Columns: cols, Consts: consts, Key: o.Key}}
+	// The first pass checks every row and keeps none: a file of any size
+	// costs the memory of one row. The rows run from a second pass.
+	rep, stamp, err := in.check(ctx, nil)
 	if err != nil {
-		return Usagef("%v", err)
+		return err
 	}
-	defer f.Close()
-	name := filepath.Base(o.Input)
-	rd, err := batch.NewReader(name, format, f)
-	if err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
-	}
-	var columns []string
-	if format == batch.CSV {
-		columns = rd.Columns()
-	}
-	b, probs := batch.NewBuilder(name, m, columns, batch.Mapping{Columns: cols, Consts: consts, Key: o.Key})
-	var rows []batch.Prepared
-	rep, err := batch.Check(ctx, name, rd, b, func(p batch.Prepared) error { rows = append(rows, p); return nil })
-	if err != nil {
-		return Failf("batch: %v", err)
-	}
-	probs = append(probs, rep.Problems...)
-	if len(probs) > 0 || rep.More > 0 {
-		for _, p := range probs {
+	if len(rep.Problems) > 0 || rep.More > 0 {
+		for _, p := range rep.Problems {
 			fmt.Fprintln(env.Stderr, p.String())
 		}
 		if rep.More > 0 {
 			fmt.Fprintf(env.Stderr, "... and %d more problems\n", rep.More)
 		}
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %d row(s) read, %d problem(s): nothing ran", o.Input, rep.Rows, len(probs)+rep.More)}
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %d row(s) read, %d problem(s): nothing ran", o.Input, rep.Rows, len(rep.Problems)+rep.More)}
 	}
 	if o.DryRun {
-		fmt.Fprintf(env.Stderr, "%s: %d row(s), every one valid for %s; nothing ran (--dry-run)\n", o.Input, len(rows), m.Name)
+		fmt.Fprintf(env.Stderr, "%s: %d row(s), every one valid for %s; nothing ran (--dry-run)\n", o.Input, rep.Rows, m.Name)
 		return nil
 	}
-	return runRows(ctx, env, o, m, rows)
+	return runRows(ctx, env, o, m, in, rep.Rows, stamp)
 }
+
+// batchInput is a batch's input file and how its rows become arguments.
+type batchInput struct {
+	path    string
+	format  batch.Format
+	macro   *runtime.Macro
+	mapping batch.Mapping
+}
+
+// fileStamp is what says a file is the one that was checked.
+type fileStamp struct {
+	size int64
+	mod  time.Time
+}
+
+// check reads and checks every row, handing each valid one to each (nil:
+// keep none) while no problem was found. Problems with the mapping itself
+// (a column naming no parameter) come first.
+func (in batchInput) check(ctx context.Context, each func(batch.Prepared) error) (*batch.Report, fileStamp, error) {
+	f, err := os.Open(in.path)
+	if err != nil {
+		return nil, fileStamp{}, Usagef("%v", err)
+	}
+	defer f.Close()
+	var stamp fileStamp
+	if st, err := f.Stat(); err == nil {
+		stamp = fileStamp{st.Size(), st.ModTime()}
+	}
+	name := filepath.Base(in.path)
+	rd, err := batch.NewReader(name, in.format, f)
+	if err != nil {
+		return nil, stamp, &ExitError{Code: ExitUsage, Err: err}
+	}
+	var columns []string
+	if in.format == batch.CSV {
+		columns = rd.Columns()
+	}
+	b, probs := batch.NewBuilder(name, in.macro, columns, in.mapping)
+	if len(probs) > 0 {
+		each = nil
+	}
+	rep, err := batch.Check(ctx, name, rd, b, each)
+	if err != nil && !errors.Is(err, errStopFeeding) {
+		return nil, stamp, Failf("batch: %v", err)
+	}
+	rep.Problems = append(probs, rep.Problems...)
+	return rep, stamp, nil
+}
+
+// errStopFeeding ends the second pass early (Ctrl-C, a journal failure).
+var errStopFeeding = errors.New("batch: stopped")
 
 // batchDir is where a batch's journal and reports live.
 func batchDir(cfg *Config, id string) string { return filepath.Join(stateDir(cfg), "batches", id) }
 
-func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, rows []batch.Prepared) error {
+// rowJob is one row handed to a worker: its place in the report, and
+// whether its done check decides it first.
+type rowJob struct {
+	i     int
+	r     batch.Prepared
+	check bool
+}
+
+func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, in batchInput, total int, stamp fileStamp) error {
 	cfg := env.Config
 	id := o.Resume
 	if id == "" {
@@ -212,7 +258,7 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, ro
 	lb := NewLazyBrowser(o.Browser)
 	defer lb.Close()
 	d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: lb.Pages, Getenv: cfg.getenv, Primitives: cfg.Primitives,
-		Approver: batchApprover(Approver(o.Yes, env.Stdin, env.Stderr, mem), len(rows)), Timeout: o.Timeout, Sites: cfg.SitePolicy(), Identity: ident}
+		Approver: batchApprover(Approver(o.Yes, env.Stdin, env.Stderr, mem), total), Timeout: o.Timeout, Sites: cfg.SitePolicy(), Identity: ident}
 	session := ""
 	if o.SessionDir != "" {
 		session = sessionlog.NewID()
@@ -222,44 +268,30 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, ro
 		}
 		defer log.Close()
 		d.Log = log
-		_ = log.Append(sessionlog.Record{Type: sessionlog.RecSystem, Event: "batch", Data: map[string]any{"batch": id, "macro": m.Name, "rows": len(rows), "input": o.Input}})
+		_ = log.Append(sessionlog.Record{Type: sessionlog.RecSystem, Event: "batch", Data: map[string]any{"batch": id, "macro": m.Name, "rows": total, "input": o.Input}})
 	}
 	if err := writeBatchMeta(dir, id, m.Name, o, session); err != nil {
 		return Failf("batch: %v", err)
 	}
-	report := make([]batchRow, len(rows))
-	check := make([]bool, len(rows)) // uncertain rows their done check decides first
-	var todo []int
-	for i, r := range rows {
-		report[i] = batchRow{Line: r.Line, Key: r.Key}
-		p, seen := prior[r.Key]
-		switch {
-		case !seen:
-			todo = append(todo, i)
-		case p.Status == batch.StatusOK:
-			report[i].Status, report[i].CallID, report[i].Session, report[i].Result, report[i].Note = batch.StatusSkipped, p.CallID, p.Session, p.Result, p.Note
-		case p.Status == batch.StatusUncertain && m.Risk != runtime.RiskRead && !o.RerunUncertain && m.DoneCheck != nil:
-			// It may have acted: its done check decides, on a fresh page,
-			// before it runs again.
-			todo = append(todo, i)
-			check[i] = true
-		case p.Status == batch.StatusUncertain && m.Risk != runtime.RiskRead && !o.RerunUncertain:
-			report[i].Status, report[i].CallID, report[i].Session = batch.StatusUncertain, p.CallID, p.Session
-			report[i].Error = &batch.EntryError{Code: "uncertain", Message: "the row started and has no outcome: it may have acted; check the site, then --rerun-uncertain"}
-		case (p.Status == batch.StatusFailed || p.Status == batch.StatusUnverified) && !o.RetryFailed:
-			report[i] = batchRow{Line: r.Line, Key: r.Key, Status: p.Status, CallID: p.CallID, Session: p.Session, Result: p.Result, Error: p.Error, Failed: p.Failed, Note: p.Note}
-		default:
-			todo = append(todo, i)
-		}
+	before := ""
+	if len(prior) > 0 {
+		before = fmt.Sprintf(", %d with an outcome from before", len(prior))
 	}
-	fmt.Fprintf(env.Stderr, "batch %s: %s over %d row(s), %d to run (--concurrency %d)\n", id, m.Name, len(rows), len(todo), o.Concurrency)
+	fmt.Fprintf(env.Stderr, "batch %s: %s over %d row(s)%s (--concurrency %d)\n", id, m.Name, total, before, o.Concurrency)
+	report := make([]batchRow, total)
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
-	next := make(chan int)
+	next := make(chan rowJob)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var journalErr error
-	progress := newBatchProgress(env.Stderr, len(todo))
+	failJournal := func(err error) {
+		mu.Lock()
+		journalErr = err
+		mu.Unlock()
+		stop()
+	}
+	progress := newBatchProgress(env.Stderr, total)
 	var limit *rate.Limiter
 	if o.Rate > 0 {
 		// Rows start at most Rate a minute, the first at once.
@@ -269,73 +301,120 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, ro
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				r := rows[i]
-				call := fmt.Sprintf("%s-%d", id, r.Line)
-				data := map[string]any{"batch": id, "row": r.Key, "line": r.Line}
-				if check[i] {
-					row, decided := decideUncertain(context.WithoutCancel(rctx), d, r, call, session, data)
-					if decided {
-						if row.Status == batch.StatusOK {
-							end := batch.Entry{Type: "end", Key: r.Key, Line: r.Line, CallID: row.CallID, Session: session, Status: row.Status, Note: row.Note}
-							if err := j.Append(end); err != nil {
-								mu.Lock()
-								journalErr = err
-								mu.Unlock()
-								stop()
-							}
-						}
-						mu.Lock()
-						report[i] = row
-						progress.row(row)
-						mu.Unlock()
-						continue
-					}
+			for job := range next {
+				row, ok := runRow(rctx, d, j, id, session, job)
+				if !ok {
+					failJournal(row.journalErr)
 				}
-				if err := j.Append(batch.Entry{Type: "start", Key: r.Key, Line: r.Line, CallID: call, Session: session}); err != nil {
-					mu.Lock()
-					journalErr = err
-					mu.Unlock()
-					stop()
-					continue // not on the record: the row does not run
-				}
-				// A row in flight finishes even after Ctrl-C: its outcome
-				// goes in the journal.
-				out := d.DispatchValidData(context.WithoutCancel(rctx), call, 1, r.Args, data)
-				row := rowOf(r, call, out)
-				row.Session = session
-				end := batch.Entry{Type: "end", Key: r.Key, Line: r.Line, CallID: call, Session: session, Status: row.Status, Result: row.Result, Error: row.Error, Failed: row.Failed}
-				if err := j.Append(end); err != nil {
-					mu.Lock()
-					journalErr = err
-					mu.Unlock()
-					stop()
+				if row.Status == "" {
+					continue // it did not run
 				}
 				mu.Lock()
-				report[i] = row
-				progress.row(row)
+				report[job.i] = row.batchRow
+				progress.row(row.batchRow)
 				mu.Unlock()
 			}
 		}()
 	}
-	for _, i := range todo {
+	// The second pass: each row is decided from the journal, or handed to
+	// a worker (blocking while every worker is busy: one row in memory
+	// per worker).
+	i := 0
+	rep, now, err := in.check(rctx, func(r batch.Prepared) error {
+		k := i
+		i++
+		if k >= total {
+			return fmt.Errorf("%s has more rows than when it was checked", in.path)
+		}
+		p, seen := prior[r.Key]
+		job := rowJob{i: k, r: r}
+		row := batchRow{Line: r.Line, Key: r.Key}
+		switch {
+		case !seen:
+		case p.Status == batch.StatusOK:
+			row.Status, row.CallID, row.Session, row.Result, row.Note = batch.StatusSkipped, p.CallID, p.Session, p.Result, p.Note
+		case p.Status == batch.StatusUncertain && m.Risk != runtime.RiskRead && !o.RerunUncertain && m.DoneCheck != nil:
+			// It may have acted: its done check decides, on a fresh page,
+			// before it runs again.
+			job.check = true
+		case p.Status == batch.StatusUncertain && m.Risk != runtime.RiskRead && !o.RerunUncertain:
+			row.Status, row.CallID, row.Session = batch.StatusUncertain, p.CallID, p.Session
+			row.Error = &batch.EntryError{Code: "uncertain", Message: "the row started and has no outcome: it may have acted; check the site, then --rerun-uncertain"}
+		case (p.Status == batch.StatusFailed || p.Status == batch.StatusUnverified) && !o.RetryFailed:
+			row = batchRow{Line: r.Line, Key: r.Key, Status: p.Status, CallID: p.CallID, Session: p.Session, Result: p.Result, Error: p.Error, Failed: p.Failed, Note: p.Note}
+		}
+		if row.Status != "" {
+			mu.Lock()
+			report[k] = row
+			progress.row(row)
+			mu.Unlock()
+			return nil
+		}
 		if limit != nil && limit.Wait(rctx) != nil {
-			break // Ctrl-C (or a journal failure) while waiting for the rate
+			return errStopFeeding // Ctrl-C (or a journal failure) while waiting for the rate
 		}
 		select {
-		case next <- i:
-			continue
+		case next <- job:
+			return nil
 		case <-rctx.Done():
+			return errStopFeeding
 		}
-		break
-	}
+	})
 	close(next)
 	wg.Wait()
 	progress.finish()
 	if journalErr != nil {
 		return Failf("batch %s: the journal could not be written (%v); stopped before more rows ran", id, journalErr)
 	}
+	if err != nil {
+		return err
+	}
+	if rep != nil && (!rep.OK() || now != stamp) && ctx.Err() == nil {
+		fmt.Fprintf(env.Stderr, "batch %s: %s changed while the batch ran (it was checked before); the rows after the change did not run\n", id, in.path)
+	}
 	return finishBatch(env, o, id, dir, report, ctx.Err() != nil)
+}
+
+// rowOutcome is a worker's result for one row; journalErr is set (and
+// ok false) when the journal could not record it.
+type rowOutcome struct {
+	batchRow
+	journalErr error
+}
+
+// runRow runs one row: its start on the journal, then its done check (an
+// uncertain row) or the call, then its end.
+func runRow(rctx context.Context, d *runtime.Dispatcher, j *batch.Journal, id, session string, job rowJob) (rowOutcome, bool) {
+	r := job.r
+	call := fmt.Sprintf("%s-%d", id, r.Line)
+	data := map[string]any{"batch": id, "row": r.Key, "line": r.Line}
+	// A row in flight finishes even after Ctrl-C: its outcome goes in the
+	// journal.
+	ctx := context.WithoutCancel(rctx)
+	if job.check {
+		row, decided := decideUncertain(ctx, d, r, call, session, data)
+		if decided {
+			if row.Status == batch.StatusOK {
+				end := batch.Entry{Type: "end", Key: r.Key, Line: r.Line, CallID: row.CallID, Session: session, Status: row.Status, Note: row.Note}
+				if err := j.Append(end); err != nil {
+					return rowOutcome{journalErr: err}, false
+				}
+			}
+			return rowOutcome{batchRow: row}, true
+		}
+	}
+	if err := j.Append(batch.Entry{Type: "start", Key: r.Key, Line: r.Line, CallID: call, Session: session}); err != nil {
+		return rowOutcome{journalErr: err}, false // not on the record: the row does not run
+	}
+	out := d.DispatchValidData(ctx, call, 1, r.Args, data)
+	row := rowOf(r, call, out)
+	row.Session = session
+	end := batch.Entry{Type: "end", Key: r.Key, Line: r.Line, CallID: call, Session: session, Status: row.Status, Result: row.Result, Error: row.Error, Failed: row.Failed}
+	if err := j.Append(end); err != nil {
+		// The row ran; its outcome is in the report, not the journal.
+		return rowOutcome{batchRow: row, journalErr: err}, false
+	}
+	return rowOutcome{batchRow: row}, true
 }
 
 // BatchMeta is a batch's batch.json: what ran and where its session logs

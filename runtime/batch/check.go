@@ -2,6 +2,7 @@ package batch
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -45,7 +46,9 @@ func (r *Report) add(p ...Problem) {
 // cannot be read on) ends the check with what was found so far.
 func Check(ctx context.Context, file string, r *Reader, b *Builder, each func(Prepared) error) (*Report, error) {
 	rep := &Report{}
-	keys := map[string]int{}
+	// Keys are kept as 128-bit hashes, not strings: a million-row file's
+	// duplicate check costs tens of megabytes, not its keys' size.
+	keys := map[[16]byte]int{}
 	for {
 		row, prob, err := r.Next(ctx)
 		if errors.Is(err, io.EOF) {
@@ -69,15 +72,21 @@ func Check(ctx context.Context, file string, r *Reader, b *Builder, each func(Pr
 			rep.add(probs...)
 			continue
 		}
-		if first, dup := keys[key]; dup {
+		h := keyHash(key)
+		if first, dup := keys[h]; dup {
 			rep.add(Problem{File: file, Line: row.Line, Column: b.key, Message: fmt.Sprintf("the row's key %q is the key of line %d too: a key names one row", key, first)})
 			continue
 		}
-		keys[key] = row.Line
+		keys[h] = row.Line
 		if each != nil && rep.OK() {
 			if err := each(Prepared{Line: row.Line, Key: key, Args: args}); err != nil {
 				return rep, err
 			}
 		}
 	}
+}
+
+func keyHash(key string) [16]byte {
+	sum := sha256.Sum256([]byte(key))
+	return [16]byte(sum[:16])
 }
