@@ -41,7 +41,7 @@ fmt:
 bench-router:
 	$(GO) test ./runtime/route/catalog ./runtime/route -run '^$$' -bench 'Catalog|RouterOverhead' -benchmem
 
-## bench: engine benchmarks against a Playwright baseline, printed as ratios
+## bench: engine benchmarks and the 50-row batch throughput against a Playwright baseline, printed as ratios (bench/README.md)
 bench:
 	@test -d bench/playwright/node_modules || (cd bench/playwright && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
 	$(GO) run ./bench/compare

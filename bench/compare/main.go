@@ -33,6 +33,10 @@ type scenario struct {
 	Target     float64  // the ratio must be <= Target
 	FloorMS    float64  // > 0: the ratio is ours / FloorMS instead of ours / Playwright
 	References []string // extra bench.mjs keys run alongside, reported but not compared
+	// Batch: a whole-run rate (batch.go) instead of a per-iteration time:
+	// ours is `macrokit batch`, Playwright is batch.mjs, the ratio is ours /
+	// Playwright in rows per minute, and it must be >= Target.
+	Batch bool
 }
 
 // FloorAsyncMS is scenario (b)'s floor: the 100 ms the server sleeps plus one
@@ -48,6 +52,7 @@ var scenarios = []scenario{
 		OursMethod: "Page.Do(fill label='Full name', expect value_equals)", Target: 0.7},
 	{Key: "perception_2000", Label: "(d) perception, 2,000 elements", Benchmark: "BenchmarkPerception2000",
 		OursMethod: "Page.Snapshot(SnapshotOptions{})", Target: 1.0, References: []string{"perception_2000_evaluate_all"}},
+	{Key: batchKey, Label: "(e) batch add_customer, 50 rows", Target: 1.8, Batch: true},
 }
 
 // Figures is one side's measurement of one scenario.
@@ -57,6 +62,8 @@ type Figures struct {
 	MeanMS   float64 `json:"mean_ms,omitempty"`
 	N        int     `json:"n"`
 	Method   string  `json:"method,omitempty"`
+	// RowsPerMin is a batch run's rate (MedianMS is then the run's wall time).
+	RowsPerMin float64 `json:"rows_per_min,omitempty"`
 }
 
 // Row is one scenario's comparison.
@@ -75,7 +82,9 @@ type Row struct {
 	// PlaywrightRatio is Playwright's median over the floor, for floor rows.
 	PlaywrightRatio *float64 `json:"playwright_ratio,omitempty"`
 	Target          float64  `json:"target"`
-	Meets           *bool    `json:"meets"` // nil when unmeasured
+	// AtLeast: the ratio meets the target when >= it (a rate), not <=.
+	AtLeast bool  `json:"at_least,omitempty"`
+	Meets   *bool `json:"meets"` // nil when unmeasured
 }
 
 // Report is the -format json output.
@@ -102,7 +111,7 @@ func run() int {
 	serve := flag.String("serve", "", "only serve the bench pages on this address (e.g. 127.0.0.1:8080) until interrupted")
 	skipOurs := flag.Bool("skip-ours", false, "skip the engine benchmarks")
 	skipPW := flag.Bool("skip-playwright", false, "skip the Playwright baseline")
-	only := flag.String("only", "", "comma-separated scenario keys to run (default all): verified_click,click_async_request,fill_value,perception_2000")
+	only := flag.String("only", "", "comma-separated scenario keys to run (default all): verified_click,click_async_request,fill_value,perception_2000,"+batchKey)
 	outFile := flag.String("out", "", "also write the JSON report to this file (e.g. bench/results/latest.json)")
 	flag.Parse()
 	if *n < 1 || *rounds < 1 || *warmup < 0 || (*format != "table" && *format != "json") {
@@ -155,8 +164,8 @@ func run() int {
 	skipped := map[string]string{}
 	broken := map[string]bool{} // our benchmark failed: do not run it again
 	failed := false
-	var testBin string
-	if !*skipOurs {
+	var testBin, bin string
+	if !*skipOurs && slices.ContainsFunc(scenarios, func(s scenario) bool { return !s.Batch }) {
 		tmp, err := os.MkdirTemp("", "macrokit-bench-")
 		if err != nil {
 			logf("%v", err)
@@ -172,6 +181,30 @@ func run() int {
 			failed, *skipOurs = true, true
 		}
 	}
+	var batchRowsPath string
+	var batchEmails []string
+	if slices.ContainsFunc(scenarios, func(s scenario) bool { return s.Batch }) {
+		tmp, err := os.MkdirTemp("", "macrokit-bench-")
+		if err != nil {
+			logf("%v", err)
+			return 1
+		}
+		defer os.RemoveAll(tmp)
+		if batchRowsPath, batchEmails, err = writeBatchRows(tmp); err != nil {
+			logf("%v", err)
+			return 1
+		}
+		if !*skipOurs {
+			bin = filepath.Join(tmp, "macrokit")
+			logf("go build -o %s ./cmd/macrokit", bin)
+			build := exec.Command("go", "build", "-o", bin, "./cmd/macrokit")
+			build.Dir = root
+			if out, err := build.CombinedOutput(); err != nil {
+				logf("building macrokit: %v\n%s", err, tail(string(out), 40))
+				failed, broken[batchKey] = true, true
+			}
+		}
+	}
 	put := func(m map[string][]*Figures, key string, round int, f *Figures) {
 		if m[key] == nil {
 			m[key] = make([]*Figures, *rounds)
@@ -183,6 +216,30 @@ func run() int {
 			logf("round %d of %d", round+1, *rounds)
 		}
 		for _, s := range scenarios {
+			if s.Batch {
+				if !*skipOurs && !broken[s.Key] {
+					f, err := runBatchOurs(bin, batchRowsPath, batchEmails)
+					if err != nil {
+						logf("macrokit %s: %v", s.Key, err)
+						failed, broken[s.Key] = true, true
+					} else {
+						put(ours, s.Key, round, f)
+					}
+				}
+				if !*skipPW {
+					f, meta, err := runBatchPlaywright(root, *node, batchRowsPath, batchEmails)
+					if err != nil {
+						logf("playwright %s: %v", s.Key, err)
+						failed = true
+					} else {
+						put(pw, s.Key, round, f)
+					}
+					if meta != nil && rep.Meta["playwright"] == nil {
+						rep.Meta["playwright"] = meta
+					}
+				}
+				continue
+			}
 			if !*skipOurs && skipped[s.Benchmark] == "" && !broken[s.Benchmark] {
 				f, reason, err := runOurs(root, testBin, s, srv.URL, *n, *warmup)
 				switch {
@@ -267,7 +324,10 @@ func compare(ours map[string][]*Figures, skipped map[string]string, pw map[strin
 	var rows []Row
 	for _, s := range scenarios {
 		r := Row{Scenario: s.Key, Label: s.Label, Ours: aggregate(ours[s.Key]), Playwright: aggregate(pw[s.Key]),
-			Skipped: skipped[s.Benchmark], Target: s.Target}
+			Skipped: skipped[s.Benchmark], Target: s.Target, AtLeast: s.Batch}
+		if s.Batch {
+			r.Skipped = ""
+		}
 		if s.FloorMS > 0 {
 			r.Baseline = "floor"
 			r.BaselineMS = ptr(round3(s.FloorMS))
@@ -291,14 +351,21 @@ func compare(ours map[string][]*Figures, skipped map[string]string, pw map[strin
 			case i < len(b) && b[i] != nil:
 				base = b[i].MedianMS
 			}
-			if base > 0 {
+			switch {
+			case base > 0 && s.Batch: // rows per minute: ours / Playwright = Playwright's wall / ours
+				r.RoundRatios = append(r.RoundRatios, round3(base/o[i].MedianMS))
+			case base > 0:
 				r.RoundRatios = append(r.RoundRatios, round3(o[i].MedianMS/base))
 			}
 		}
 		if len(r.RoundRatios) > 0 {
 			ratio := median(r.RoundRatios)
 			r.Ratio = ptr(round3(ratio))
-			r.Meets = ptr(ratio <= s.Target)
+			if s.Batch {
+				r.Meets = ptr(ratio >= s.Target)
+			} else {
+				r.Meets = ptr(ratio <= s.Target)
+			}
 		}
 		if len(r.RoundRatios) < 2 {
 			r.RoundRatios = nil
@@ -312,13 +379,16 @@ func compare(ours map[string][]*Figures, skipped map[string]string, pw map[strin
 // medians and of the round p90s, the mean of the means, the total count.
 // Nil entries (rounds without a figure) are ignored; nil when none is left.
 func aggregate(fs []*Figures) *Figures {
-	var med, p90, mean []float64
+	var med, p90, mean, rpm []float64
 	out := &Figures{}
 	for _, f := range fs {
 		if f == nil {
 			continue
 		}
 		med, p90, mean = append(med, f.MedianMS), append(p90, f.P90MS), append(mean, f.MeanMS)
+		if f.RowsPerMin > 0 {
+			rpm = append(rpm, f.RowsPerMin)
+		}
 		out.N += f.N
 		out.Method = f.Method
 	}
@@ -326,6 +396,9 @@ func aggregate(fs []*Figures) *Figures {
 		return nil
 	}
 	out.MedianMS, out.P90MS = round3(median(med)), round3(median(p90))
+	if len(rpm) > 0 {
+		out.RowsPerMin = round3(median(rpm))
+	}
 	var sum float64
 	for _, v := range mean {
 		sum += v
@@ -350,15 +423,18 @@ func printTable(w io.Writer, rep Report) {
 	for _, r := range rep.Rows {
 		ours := "n/a"
 		if r.Ours != nil {
-			ours = fmtMS(r.Ours.MedianMS)
+			ours = fmtFigure(r.Ours)
 		} else if r.Skipped != "" {
 			ours = "skipped"
 		}
 		pw := "n/a"
 		if r.Playwright != nil {
-			pw = fmtMS(r.Playwright.MedianMS)
+			pw = fmtFigure(r.Playwright)
 		}
 		ratio, target := "n/a", fmt.Sprintf("<= %.2f", r.Target)
+		if r.AtLeast {
+			target = fmt.Sprintf(">= %.2f", r.Target)
+		}
 		if r.Baseline == "floor" {
 			pw += " (ref)"
 			target += fmt.Sprintf(" of floor %s", fmtMS(*r.BaselineMS))
@@ -380,6 +456,10 @@ func printTable(w io.Writer, rep Report) {
 	fmt.Fprintf(w, "\n%d round(s) of %d timed iterations per side after %d warmup; medians are the median of the round medians;\n", rep.Rounds, rep.Iterations, rep.Warmup)
 	fmt.Fprintf(w, "ratio = ours median / Playwright median within a round, median over the rounds")
 	for _, r := range rep.Rows {
+		if r.AtLeast {
+			fmt.Fprintf(w, ",\nexcept %s: a whole run of %d rows per side (one run per round, process start to exit), ratio = ours rows/min / Playwright rows/min",
+				strings.Fields(r.Label)[0], batchRows)
+		}
 		if r.Baseline == "floor" {
 			fmt.Fprintf(w, ",\nexcept %s: ours median / floor (100 ms request + one 16.7 ms frame); Playwright shown for reference", strings.Fields(r.Label)[0])
 			if r.PlaywrightRatio != nil {
@@ -586,6 +666,14 @@ func fmtMS(v float64) string {
 	default:
 		return fmt.Sprintf("%.3f ms", v)
 	}
+}
+
+// fmtFigure is a median time, or a batch run's wall time and rate.
+func fmtFigure(f *Figures) string {
+	if f.RowsPerMin > 0 {
+		return fmt.Sprintf("%.1f s (%.1f rows/min)", f.MedianMS/1000, f.RowsPerMin)
+	}
+	return fmtMS(f.MedianMS)
 }
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }

@@ -102,3 +102,35 @@ func TestCompareRounds(t *testing.T) {
 		t.Error("aggregate of nothing should be nil")
 	}
 }
+
+// The batch scenario is a rate: its ratio is ours / Playwright in rows per
+// minute (Playwright's wall time over ours), and it meets its target when
+// at least the target.
+func TestCompareBatchRate(t *testing.T) {
+	ours := map[string][]*Figures{batchKey: {
+		rateFigures(20e9, batchRows, "ours"), // 20 s: 150 rows/min
+		rateFigures(25e9, batchRows, "ours"),
+	}}
+	pw := map[string][]*Figures{batchKey: {
+		rateFigures(40e9, batchRows, "pw"), // 2.0x
+		rateFigures(40e9, batchRows, "pw"), // 1.6x
+	}}
+	var r Row
+	for _, row := range compare(ours, nil, pw) {
+		if row.Scenario == batchKey {
+			r = row
+		}
+	}
+	if r.Ratio == nil || *r.Ratio != 1.8 || !*r.Meets || !r.AtLeast || len(r.RoundRatios) != 2 {
+		t.Fatalf("batch row %+v", r)
+	}
+	if r.Ours.RowsPerMin != 135 || r.Playwright.RowsPerMin != 75 || r.Ours.N != 2*batchRows {
+		t.Errorf("aggregates: ours %+v, playwright %+v", r.Ours, r.Playwright)
+	}
+	pw[batchKey][0] = rateFigures(30e9, batchRows, "pw") // 1.5x and 1.6x
+	for _, row := range compare(ours, nil, pw) {
+		if row.Scenario == batchKey && (*row.Meets || *row.Ratio != 1.55) {
+			t.Errorf("a slower batch meets the target: %+v", row)
+		}
+	}
+}

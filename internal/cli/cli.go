@@ -61,6 +61,7 @@ func demoCommand(cfg *Config) *cli.Command {
 				&cli.StringFlag{Name: "addr", Value: DemoAddr, Usage: "listen address"},
 				&cli.BoolFlag{Name: "require-login", Usage: "require signing in (admin / demo-password) before the other pages"},
 				&cli.StringFlag{Name: "inject", Usage: "fault modes for every request: slow, flaky, fakeSuccess, error500 (comma-separated)"},
+				&cli.StringSliceFlag{Name: "inject-email-domain", Usage: "fault modes for the writes and forms whose data has an email at a domain: DOMAIN=MODES, e.g. fake.example=fakeSuccess (repeatable)"},
 				&cli.DurationFlag{Name: "session-ttl", Usage: "end each login session this long after it started (0: never)"},
 				&cli.StringFlag{Name: "users", Usage: "accepted logins instead of admin: alice:pw,bob:pw"},
 				&cli.StringFlag{Name: "totp-secret", Usage: "base32 TOTP secret: admin then also needs a one-time code"},
@@ -71,7 +72,8 @@ func demoCommand(cfg *Config) *cli.Command {
 					return err
 				}
 				opts := DemoServeOptions{Addr: c.String("addr"), RequireLogin: c.Bool("require-login"), Inject: c.String("inject"),
-					SessionTTL: c.Duration("session-ttl"), Users: c.String("users"),
+					InjectEmailDomains: c.StringSlice("inject-email-domain"),
+					SessionTTL:         c.Duration("session-ttl"), Users: c.String("users"),
 					TOTPSecret: c.String("totp-secret"), TOTPSecretEnv: c.String("totp-secret-env")}
 				return runDemoServe(c.Context, newEnv(c, cfg), opts)
 			},
@@ -84,8 +86,11 @@ type DemoServeOptions struct {
 	Addr         string
 	RequireLogin bool
 	Inject       string // fault modes, comma-separated
-	SessionTTL   time.Duration
-	Users        string // "alice:pw,bob:pw"; empty: admin / demo-password
+	// InjectEmailDomains are per-record fault rules, DOMAIN=MODES each
+	// (demosite.ParseInjectRules).
+	InjectEmailDomains []string
+	SessionTTL         time.Duration
+	Users              string // "alice:pw,bob:pw"; empty: admin / demo-password
 	// TOTPSecret is admin's TOTP secret; TOTPSecretEnv names a variable
 	// holding it instead, which keeps it out of ps and shell history.
 	TOTPSecret    string
@@ -95,6 +100,11 @@ type DemoServeOptions struct {
 // runDemoServe serves the demo site until ctx ends.
 func runDemoServe(ctx context.Context, env *Env, opts DemoServeOptions) error {
 	so := demosite.Options{RequireLogin: opts.RequireLogin, Inject: opts.Inject, SessionTTL: opts.SessionTTL}
+	rules, err := demosite.ParseInjectRules(opts.InjectEmailDomains...)
+	if err != nil {
+		return Usagef("demo serve: --inject-email-domain: %v", err)
+	}
+	so.InjectRules = rules
 	if opts.Users != "" {
 		users, err := demosite.ParseUsers(opts.Users)
 		if err != nil {

@@ -208,6 +208,7 @@ func (s *Site) createCustomer(w http.ResponseWriter, r *http.Request) {
 	now := s.clock().UTC()
 	s.mu.Lock()
 	if _, dup := s.st.customerByEmail(in.Email); dup {
+		s.stats.CustomerConflicts++
 		s.mu.Unlock()
 		writeError(w, http.StatusConflict, "conflict", "A customer with this email already exists.",
 			map[string]string{"email": "A customer with this email already exists."})
@@ -217,6 +218,9 @@ func (s *Site) createCustomer(w http.ResponseWriter, r *http.Request) {
 	if !injectOf(r).has(injectFakeSuccess) { // fakeSuccess: answer as if stored, store nothing
 		s.st.customers = append(s.st.customers, c)
 		s.st.nextCustomerNo++
+		s.stats.CustomersCreated++
+	} else {
+		s.stats.CustomersFaked++
 	}
 	out := s.customerJSONLocked(c)
 	s.mu.Unlock()

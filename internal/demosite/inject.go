@@ -83,7 +83,7 @@ func injectOf(r *http.Request) inject {
 func (s *Site) api(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
-		modes := requestInject(r) | s.siteInject()
+		modes := requestInject(r) | s.siteInject() | s.bodyInject(r)
 		exempt := r.URL.Path == "/api/health"
 		auth := r.URL.Path == "/api/login" || r.URL.Path == "/api/logout"
 		if modes.has(injectSlow) && !exempt {

@@ -58,6 +58,12 @@ type Options struct {
 	// request asks for: `macrokit demo serve --inject fakeSuccess` shows
 	// verification catching a fake success without editing any macro.
 	Inject string
+	// InjectRules turn fault modes on per request by the submitted data (an
+	// email's domain), on top of Inject: the API applies them to a write
+	// whose JSON body matches, and pages apply them to a form whose fields
+	// match (a swallowed Save for flaky, a list left alone for
+	// fakeSuccess), so one run can mix faulty rows into good ones.
+	InjectRules []InjectRule
 	// SessionTTL is how long a session lasts after it was created (it does
 	// not slide with use); an expired session cookie counts as no session and
 	// is forgotten. Zero means sessions last until logout or Reset. Expiry
@@ -267,6 +273,9 @@ func (s *Site) pageHandler(file string) http.HandlerFunc {
 		s.mu.Unlock()
 
 		attrs := []string{`lang="en"`}
+		if len(s.opts.InjectRules) > 0 {
+			attrs = append(attrs, `data-inject-rules="`+html.EscapeString(rulesAttr(s.opts.InjectRules))+`"`)
+		}
 		if modes != 0 {
 			attrs = append(attrs, `data-inject="`+html.EscapeString(modes.String())+`"`)
 			if modes.has(injectSlow) {

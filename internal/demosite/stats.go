@@ -1,5 +1,7 @@
 package demosite
 
+import "strings"
+
 // Stats counts the site's sign-in side effects since New or the last Reset,
 // so end-to-end tests can assert things like "exactly one login ran".
 type Stats struct {
@@ -22,6 +24,14 @@ type Stats struct {
 	// outlived Options.SessionTTL or were ended by ExpireSessions (logouts
 	// are not counted).
 	SessionsExpired int `json:"sessions_expired"`
+	// CustomersCreated is how many POST /api/customers stored a customer.
+	CustomersCreated int `json:"customers_created"`
+	// CustomersFaked is how many were answered 201 under fakeSuccess and
+	// stored nothing.
+	CustomersFaked int `json:"customers_faked"`
+	// CustomerConflicts is how many were refused 409 because the email was
+	// taken: a create applied again.
+	CustomerConflicts int `json:"customer_conflicts"`
 }
 
 // Stats returns the current counters.
@@ -33,6 +43,21 @@ func (s *Site) Stats() Stats {
 
 // Logins returns how many sessions have been created (Stats().Logins).
 func (s *Site) Logins() int { return s.Stats().Logins }
+
+// CustomerCount returns how many stored customers have this email,
+// compared case-insensitively, for tests that check a create was applied
+// exactly once (or not at all).
+func (s *Site) CustomerCount(email string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.st.customers {
+		if strings.EqualFold(c.Email, email) {
+			n++
+		}
+	}
+	return n
+}
 
 // DarkModeOf reports the dark-mode setting a user's pages show (with
 // RequireLogin each user has their own settings), for tests that check

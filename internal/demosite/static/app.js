@@ -4,6 +4,8 @@
 // The server stamps <html> with what the page needs to know:
 //   data-inject="slow flaky ..."  the active ?inject= modes of this page
 //   data-inject-delay-ms="1500"   how long slow mode holds back late elements
+//   data-inject-rules="fake.example=fakeSuccess flaky.example=flaky"
+//                                 modes for submitted data with an email at a domain
 //   data-user="admin"             who is signed in, if anyone
 //   data-require-login="true"     the site sends anonymous users to /login
 //   data-theme="dark"             the saved dark-mode setting
@@ -12,6 +14,31 @@ const root = document.documentElement;
 
 /** The active fault-injection modes of this page, e.g. Set {"slow"}. */
 export const inject = new Set((root.dataset.inject || "").split(/\s+/).filter(Boolean));
+
+// Rules: "domain=mode+mode" each; see modesFor.
+const rules = (root.dataset.injectRules || "")
+  .split(/\s+/)
+  .filter(Boolean)
+  .map((r) => {
+    const [domain, modes] = r.split("=");
+    return { domain: domain.toLowerCase(), modes: (modes || "").split("+").filter(Boolean) };
+  });
+
+/**
+ * The fault modes for submitted data: the page's modes plus those of every
+ * rule an email among values matches (by its domain), as the server applies
+ * them to the same data.
+ */
+export function modesFor(values) {
+  const out = new Set(inject);
+  for (const v of values) {
+    const at = String(v).trim().lastIndexOf("@");
+    if (at < 0) continue;
+    const domain = String(v).trim().slice(at + 1).toLowerCase();
+    for (const r of rules) if (r.domain === domain) r.modes.forEach((m) => out.add(m));
+  }
+  return out;
+}
 
 /** How long slow mode holds back the page's late elements, in ms. */
 const lateDelay = Number(root.dataset.injectDelayMs) || 1500;
@@ -62,6 +89,29 @@ if (inject.has("flaky")) {
       const target = event.target instanceof Element ? event.target.closest("[data-action]") : null;
       if (!target || primed.has(target)) return;
       primed.add(target);
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    },
+    true,
+  );
+}
+
+// Flaky by rule: the first click on a form's submit button is swallowed for
+// each distinct set of values a flaky rule matches (so each such record
+// needs a second Save, once).
+if (!inject.has("flaky") && rules.some((r) => r.modes.includes("flaky"))) {
+  const primed = new Set();
+  window.addEventListener(
+    "click",
+    (event) => {
+      const target = event.target instanceof Element ? event.target.closest("[data-action][type='submit']") : null;
+      const form = target && target.form;
+      if (!form) return;
+      const values = [...form.elements].filter((el) => "value" in el && el.type !== "submit").map((el) => el.value);
+      if (!modesFor(values).has("flaky")) return;
+      const key = values.join("\u0000");
+      if (primed.has(key)) return;
+      primed.add(key);
       event.preventDefault();
       event.stopImmediatePropagation();
     },
