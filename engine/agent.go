@@ -34,6 +34,8 @@ const (
 	// js/21_annotate.js
 	mkAnnotate   agentFn = "annotate"
 	mkUnannotate agentFn = "unannotate"
+	// js/22_mask.js
+	mkMaskBoxes agentFn = "maskBoxes"
 	// js/32_resolve.js
 	mkResolve        agentFn = "resolve"
 	mkCount          agentFn = "count"

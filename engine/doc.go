@@ -42,6 +42,9 @@
 //     post-conditions already hold is never repeated.
 //   - Trace (trace.go): structured events ([Event]) for a [Tracer], with
 //     sensitive values redacted.
+//   - Screenshots (mask.go): [Page.MaskedScreenshot] captures the viewport
+//     with password fields and every place showing a registered secret
+//     painted over, without writing to the page.
 //
 // Every wait takes a context and waits for an effect (a DOM mutation, a
 // request, a navigation), never for a fixed quiet period.

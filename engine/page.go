@@ -292,12 +292,13 @@ func (p *Page) Close() error {
 	return p.rod.Timeout(5 * time.Second).Close()
 }
 
-// screenshotQuiet returns a PNG of the viewport, or nil if it cannot be
-// taken (a trace must never fail a step).
+// screenshotQuiet returns a PNG of the viewport with its secrets masked
+// (MaskedScreenshot), or nil if it cannot be taken (a trace must never
+// fail a step).
 func (p *Page) screenshotQuiet(ctx context.Context) []byte {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	b, err := p.rod.Context(ctx).Screenshot(false, nil)
+	b, err := p.MaskedScreenshot(ctx)
 	if err != nil {
 		return nil
 	}

@@ -113,6 +113,15 @@ type Dispatcher struct {
 	// Refdata serves lookup steps; nil means the Lookuper on the call's
 	// context (refdata.NewContext), if any.
 	Refdata refdata.Lookuper
+	// Screenshots says when page steps take screenshots (secrets masked),
+	// written beside the session log as
+	// <session-id>.shots/<call-id>/<NN>-<kind>-before.png and -after.png
+	// and named in each step's record (StepRecord.Shots). Without a Log
+	// none are taken.
+	Screenshots ShotMode
+	// ShotDir is the directory the screenshots' paths are relative to:
+	// the session log's ("" means the directory of Log.Path()).
+	ShotDir string
 }
 
 // Dispatch validates one call, runs it and records it in the session log.
@@ -168,12 +177,14 @@ type callRun struct {
 	// ident is who the call runs as: the dispatcher's Identity, or, for a
 	// macro that needs a session and no Identity, one kept for this call.
 	ident *Identity
+	// shots is where the call's screenshots go (nil: it takes none).
+	shots *callShots
 }
 
 // begin registers a call's secrets and writes its tool_call record (with
 // data, when set).
 func (d *Dispatcher) begin(ctx context.Context, id string, turn int, name string, m *Macro, args json.RawMessage, data map[string]any) *callRun {
-	r := &callRun{d: d, start: time.Now(), turn: turn, macro: m, out: &Outcome{CallID: id, Macro: name}, ident: d.Identity}
+	r := &callRun{d: d, start: time.Now(), turn: turn, macro: m, out: &Outcome{CallID: id, Macro: name}, ident: d.Identity, shots: d.newCallShots(id)}
 	if r.ident == nil && m != nil && m.Session != "" {
 		r.ident = &Identity{Name: "default"}
 	}

@@ -4,7 +4,8 @@
 // which turns a [Call] into validated arguments ([Macro.Validate],
 // [ValidArgs]), runs the handler on an [Exec] (page steps, in named tabs
 // with [TabStep], http, lookup, primitive and nested-call steps, each with
-// its [StepRecord] evidence)
+// its [StepRecord] evidence, and screenshots by [ShotMode], secrets
+// masked, beside the session log)
 // and returns a verified [Outcome]; the [SitePolicy] that bounds where
 // steps may go; typed errors ([CallError], [ErrorCode]); the macro tests
 // ([MacroTest]); and the [SessionLog] every call is recorded in.

@@ -104,6 +104,8 @@ type Exec struct {
 	logins     map[string]identity.Login
 	acted      bool
 	signedOut  *signedOut
+	// shots is where the call's screenshots go (root only; nil: none).
+	shots *callShots
 }
 
 func (d *Dispatcher) newExec(m *Macro, secrets []string) *Exec {

@@ -81,6 +81,7 @@ func (d *Dispatcher) attempt(ctx context.Context, r *callRun, m *Macro, args jso
 	defer x.close()
 	x.audit = audit.From(ctx)
 	x.ident = r.ident
+	x.shots = r.shots
 	r.x = x
 	res, err := m.Handler(ctx, x, args)
 	if err == nil {

@@ -381,6 +381,8 @@ func (x *Exec) Verify(ctx context.Context, path, kind string, conds []engine.Con
 		return err
 	}
 	start := time.Now()
+	sh := x.startShot(kind)
+	sh.on(p)
 	checks := p.Verify(ctx, conds, base)
 	rec := StepRecord{Path: path, Kind: kind, Status: "passed", Tab: MainTab, Checks: checks, Detail: map[string]any{"phase": "expect"}, Duration: time.Since(start)}
 	if !engine.AllPassed(checks) {
@@ -390,8 +392,10 @@ func (x *Exec) Verify(ctx context.Context, path, kind string, conds []engine.Con
 				bad = append(bad, fmt.Sprintf("%s %s (%s)", c.Kind, c.Status, c.Actual))
 			}
 		}
+		sh.finish(ctx, &rec, true)
 		return x.fail(ctx, rec, &engine.Error{Code: engine.CodeCheckFailed, Msg: strings.Join(bad, "; "), Checks: checks})
 	}
+	sh.finish(ctx, &rec, false)
 	x.record(rec)
 	return nil
 }

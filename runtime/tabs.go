@@ -142,20 +142,46 @@ func groupTabs(conds []TabCondition) (names []string, by map[string][]engine.Con
 // other tabs are checked there after the step, against baselines taken
 // before it. With ts.Opens, the tab or popup the step opened is named for
 // the steps after it (and for this step's conditions addressed to it).
+// Under Dispatcher.Screenshots the step's images are taken around it.
 func (x *Exec) DoIn(ctx context.Context, path string, ts TabStep, step engine.Step) error {
+	sh := x.startShot(string(step.Action))
+	end := x.doIn(ctx, path, ts, step, sh)
+	sh.finish(ctx, &end.rec, end.err != nil)
+	return end.then(ctx, end.rec, end.err)
+}
+
+// stepEnd is how a page step ended: its record, its error, and what
+// records it and makes the call's error (fail, siteFail, ...). DoIn takes
+// the "after" screenshot between the two, so the record names it.
+type stepEnd struct {
+	rec  StepRecord
+	err  error
+	then func(context.Context, StepRecord, error) error
+}
+
+// passed records a step that passed.
+func (x *Exec) passed(_ context.Context, rec StepRecord, _ error) error {
+	x.record(rec)
+	return nil
+}
+
+// doIn is DoIn up to recording the step.
+func (x *Exec) doIn(ctx context.Context, path string, ts TabStep, step engine.Step, sh *stepShot) stepEnd {
 	in := tabName(ts.In)
 	rec := StepRecord{Path: path, Kind: string(step.Action), Status: "passed", Tab: in}
 	sites := x.d.sites(ctx)
 	if step.Action == vocab.ActGoto {
 		x.urlSecrets(step.URL)
 		if err := sites.Check(step.URL); err != nil {
-			return x.siteFail(ctx, rec, err)
+			return stepEnd{rec, err, x.siteFail}
 		}
 	}
+	wasOpen := in != MainTab || x.pageOpen()
 	p, err := x.tabPage(ctx, in)
 	if err != nil {
-		return x.tabFail(ctx, rec, err)
+		return stepEnd{rec, err, x.tabFail}
 	}
+	sh.before(ctx, p, wasOpen)
 	start := time.Now()
 	names, by := groupTabs(ts.Expect)
 	bases := map[string]*engine.Baseline{}
@@ -169,7 +195,7 @@ func (x *Exec) DoIn(ctx context.Context, path string, ts TabStep, step engine.St
 		}
 		if err != nil {
 			rec.Duration = time.Since(start)
-			return x.tabFail(ctx, rec, err)
+			return stepEnd{rec, err, x.tabFail}
 		}
 	}
 	opened := 0
@@ -198,10 +224,12 @@ func (x *Exec) DoIn(ctx context.Context, path string, ts TabStep, step engine.St
 		// says why it cannot).
 		rec.Duration = time.Since(start)
 		if err != nil {
-			return x.fail(ctx, rec, err)
+			return stepEnd{rec, err, x.fail}
 		}
-		x.record(rec)
-		return &CallError{Code: CodeSessionExpired, Message: fmt.Sprintf("the page is signed out after %s (%s)", so.Step, so.Check.Kind)}
+		return stepEnd{rec: rec, then: func(_ context.Context, rec StepRecord, _ error) error {
+			x.record(rec)
+			return &CallError{Code: CodeSessionExpired, Message: fmt.Sprintf("the page is signed out after %s (%s)", so.Step, so.Check.Kind)}
+		}}
 	}
 	if in != MainTab && p.Closed(ctx) {
 		// The page closed itself (a popup that posts its result to the
@@ -218,7 +246,7 @@ func (x *Exec) DoIn(ctx context.Context, path string, ts TabStep, step engine.St
 	}
 	if err != nil {
 		rec.Duration = time.Since(start)
-		return x.fail(ctx, rec, err)
+		return stepEnd{rec, err, x.fail}
 	}
 	if ts.Opens == "" && res != nil && res.Popup != nil {
 		// A popup the spec does not name still comes to the front: the
@@ -233,7 +261,7 @@ func (x *Exec) DoIn(ctx context.Context, path string, ts TabStep, step engine.St
 		if np == nil {
 			if np, err = p.WaitOpened(ctx, opened, openWait); err != nil {
 				rec.Duration = time.Since(start)
-				return x.fail(ctx, rec, err)
+				return stepEnd{rec, err, x.fail}
 			}
 		}
 		x.bindTab(ts.Opens, np, in)
@@ -241,14 +269,14 @@ func (x *Exec) DoIn(ctx context.Context, path string, ts TabStep, step engine.St
 		rec.Detail["opened"] = map[string]any{"tab": ts.Opens, "url": x.redact(u)}
 		if err := sites.Check(u); err != nil {
 			rec.Duration = time.Since(start)
-			return x.siteFail(ctx, rec, err)
+			return stepEnd{rec, err, x.siteFail}
 		}
 	}
 	if sites != nil && rec.Detail["tab_closed"] == nil {
 		if u, uerr := p.URL(ctx); uerr == nil {
 			if err := sites.Check(u); err != nil {
 				rec.Duration = time.Since(start)
-				return x.siteFail(ctx, rec, err)
+				return stepEnd{rec, err, x.siteFail}
 			}
 		}
 	}
@@ -256,10 +284,9 @@ func (x *Exec) DoIn(ctx context.Context, path string, ts TabStep, step engine.St
 	rec.Checks = append(rec.Checks, checks...)
 	rec.Duration = time.Since(start)
 	if err != nil {
-		return x.fail(ctx, rec, err)
+		return stepEnd{rec, err, x.fail}
 	}
-	x.record(rec)
-	return nil
+	return stepEnd{rec: rec, then: x.passed}
 }
 
 // verifyTabs checks each tab's conditions there; the checks' evidence
@@ -385,11 +412,18 @@ func (x *Exec) VerifyIn(ctx context.Context, path, kind string, conds []TabCondi
 	if base != nil {
 		bases = base.bases
 	}
+	sh := x.startShot(kind)
+	if len(names) > 0 {
+		if p, perr := x.checkPage(ctx, names[0]); perr == nil {
+			sh.on(p)
+		}
+	}
 	checks, err := x.verifyTabs(ctx, names, by, bases)
 	rec := StepRecord{Path: path, Kind: kind, Status: "passed", Tab: MainTab, Checks: checks, Detail: map[string]any{"phase": "expect"}, Duration: time.Since(start)}
 	if len(names) > 0 {
 		rec.Tab = names[0]
 	}
+	sh.finish(ctx, &rec, err != nil)
 	if err != nil {
 		return x.tabFail(ctx, rec, err)
 	}

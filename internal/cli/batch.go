@@ -40,6 +40,8 @@ type BatchOptions struct {
 	SessionDir     string
 	Identity       string
 	Browser        engine.Options
+	// Screenshots is --screenshots (it needs SessionDir).
+	Screenshots runtime.ShotMode
 }
 
 // BatchCommand is `batch MACRO --input rows.csv`: one macro over many rows,
@@ -64,15 +66,20 @@ func BatchCommand(cfg *Config) *cli.Command {
 			&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "bound for one row"},
 			&cli.StringFlag{Name: "session-dir", Value: sessionlog.DefaultDir, Usage: "where the session log goes (empty: no log)"},
 			IdentityFlag(),
+			screenshotsFlag(),
 		}, BrowserFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return Usagef("batch needs exactly one macro name (see '%s list')", cfg.Name)
 			}
+			shots, err := shotMode(c)
+			if err != nil {
+				return err
+			}
 			opts := BatchOptions{Macro: c.Args().First(), Input: c.String("input"), Map: c.StringSlice("map"), Args: c.StringSlice("arg"),
 				Key: c.String("key"), DryRun: c.Bool("dry-run"), Concurrency: c.Int("concurrency"), Rate: c.Float64("rate"), Resume: c.String("resume"),
 				RetryFailed: c.Bool("retry-failed"), RerunUncertain: c.Bool("rerun-uncertain"), Yes: c.Bool("yes"), Timeout: c.Duration("timeout"),
-				SessionDir: c.String("session-dir"), Identity: c.String("identity"), Browser: browserOptions(c)}
+				SessionDir: c.String("session-dir"), Identity: c.String("identity"), Browser: browserOptions(c), Screenshots: shots}
 			return runBatch(c.Context, newEnv(c, cfg), opts)
 		},
 	}
@@ -268,6 +275,7 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, in
 		}
 		defer log.Close()
 		d.Log = log
+		d.Screenshots, d.ShotDir = o.Screenshots, o.SessionDir
 		_ = log.Append(sessionlog.Record{Type: sessionlog.RecSystem, Event: "batch", Data: map[string]any{"batch": id, "macro": m.Name, "rows": total, "input": o.Input}})
 	}
 	if err := writeBatchMeta(dir, id, m.Name, o, session); err != nil {

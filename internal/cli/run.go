@@ -33,14 +33,19 @@ func RunCommand(cfg *Config) *cli.Command {
 			&cli.StringFlag{Name: "session-dir", Value: sessionlog.DefaultDir, Usage: "where the session log goes (empty: no log)"},
 			recordFlag(),
 			IdentityFlag(),
+			screenshotsFlag(),
 		}, BrowserFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return Usagef("run needs exactly one macro name (see '%s list')", cfg.Name)
 			}
+			shots, err := shotMode(c)
+			if err != nil {
+				return err
+			}
 			opts := RunOptions{Macro: c.Args().First(), ArgsJSON: c.String("args-json"), Args: c.StringSlice("arg"), Yes: c.Bool("yes"),
 				Format: c.String("format"), Timeout: c.Duration("timeout"), SessionDir: c.String("session-dir"), Record: c.String("record"),
-				Browser: browserOptions(c), Identity: c.String("identity")}
+				Browser: browserOptions(c), Identity: c.String("identity"), Screenshots: shots}
 			return runRun(c.Context, newEnv(c, cfg), opts)
 		},
 	}
@@ -58,6 +63,8 @@ type RunOptions struct {
 	Record     string
 	Browser    engine.Options
 	Identity   string // --identity ("": the deployment's default)
+	// Screenshots is --screenshots (it needs SessionDir).
+	Screenshots runtime.ShotMode
 }
 
 // runRun dispatches one macro call and prints its outcome.
@@ -101,6 +108,7 @@ func runRun(ctx context.Context, env *Env, opts RunOptions) error {
 		}
 		defer log.Close()
 		d.Log = log
+		d.Screenshots, d.ShotDir = opts.Screenshots, dir
 		_ = log.Append(sessionlog.Record{Type: sessionlog.RecSystem, Event: "run", Data: map[string]any{"macro": name, "binary": cfg.Name}})
 	}
 	out := d.Dispatch(ctx, runtime.Call{ID: "run-1", Name: name, Args: args, Turn: 1})

@@ -50,7 +50,7 @@ func ServeCommand(cfg *Config) *cli.Command {
 		&cli.IntFlag{Name: "catalog-threshold", Value: catalog.DefaultThreshold, Usage: "POST /v1/ask: registry size above which only the top-k relevant macros are offered"},
 	}
 	flags = append(flags, ModelFlags()...)
-	flags = append(flags, IdentityFlag())
+	flags = append(flags, IdentityFlag(), screenshotsFlag())
 	flags = append(flags, BrowserFlags()...)
 	return &cli.Command{
 		Name:  "serve",
@@ -63,6 +63,10 @@ func ServeCommand(cfg *Config) *cli.Command {
 			if c.NArg() > 0 {
 				return Usagef("serve takes no arguments (got %q)", c.Args().First())
 			}
+			shots, err := shotMode(c)
+			if err != nil {
+				return err
+			}
 			opts := ServeOptions{MCP: c.Bool("mcp"), HTTP: c.String("http"), Concurrency: c.Int("concurrency"),
 				CallTimeout: c.Duration("call-timeout"), ShutdownTimeout: c.Duration("shutdown-timeout"), Approval: c.String("approval"),
 				Yes: c.Bool("yes"), SessionDir: c.String("session-dir"), TopK: c.Int("top-k"), CatalogThreshold: c.Int("catalog-threshold"),
@@ -72,6 +76,7 @@ func ServeCommand(cfg *Config) *cli.Command {
 					MaxConns: c.Int("max-conns")},
 				Models: modelOptions(c), Browser: browserOptions(c), Identity: c.String("identity")}
 			opts.SessionMaxMB = c.Int("session-max-mb")
+			opts.Screenshots = shots
 			return runServe(c.Context, newEnv(c, cfg), opts)
 		},
 	}
@@ -94,7 +99,8 @@ type ServeOptions struct {
 	HTTPLimits                   serve.HTTPLimits // --read-header-timeout, --body-timeout, --idle-timeout, --write-timeout, --max-header-bytes, --max-conns
 	Models                       ModelOptions
 	Browser                      engine.Options
-	Identity                     string // --identity
+	Identity                     string           // --identity
+	Screenshots                  runtime.ShotMode // --screenshots (it needs SessionDir)
 }
 
 // runServe serves the macros until ctx ends.
@@ -139,7 +145,7 @@ func runServe(ctx context.Context, env *Env, opts ServeOptions) error {
 		Name: cfg.Name, Version: cfg.Version, Registry: cfg.Registry, Primitives: cfg.Primitives, Getenv: cfg.getenv,
 		Browser:     launcher(opts.Browser),
 		Concurrency: opts.Concurrency, CallTimeout: opts.CallTimeout,
-		Approval: policy, SessionDir: opts.SessionDir, Sites: cfg.SitePolicy(),
+		Approval: policy, SessionDir: opts.SessionDir, Screenshots: opts.Screenshots, Sites: cfg.SitePolicy(),
 		Refdata: refdata.FromContext(ctx), HTTP: opts.HTTPLimits,
 		Audit:  audit.From(ctx),
 		Logger: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),

@@ -108,6 +108,10 @@ type Options struct {
 	// SessionDir is where the server's session log goes (empty: no log).
 	// One log per server process records every MCP and HTTP call.
 	SessionDir string
+	// Screenshots says when page steps take screenshots, written beside
+	// the session log (see runtime.Dispatcher.Screenshots; none without
+	// SessionDir).
+	Screenshots runtime.ShotMode
 	// NewRouter, when set, enables POST /v1/ask: it builds the router for
 	// routed turns around the server's dispatcher (pool, log, timeout,
 	// approval policy of the HTTP API).
@@ -203,6 +207,7 @@ func New(opts Options) (*Server, error) {
 			return nil, err
 		}
 		s.log, s.base.Log = log, log
+		s.base.Screenshots, s.base.ShotDir = opts.Screenshots, opts.SessionDir
 		_ = log.Append(sessionlog.Record{Type: sessionlog.RecSystem, Event: "serve", Data: map[string]any{
 			"binary": opts.Name, "version": opts.Version, "macros": opts.Registry.Len(),
 			"concurrency": opts.Concurrency, "call_timeout_ms": opts.CallTimeout.Milliseconds(), "approval": opts.Approval.String()}})
