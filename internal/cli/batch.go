@@ -264,7 +264,10 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, in
 	}
 	lb := NewLazyBrowser(o.Browser)
 	defer lb.Close()
-	d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: lb.Pages, Getenv: cfg.getenv, Primitives: cfg.Primitives,
+	// The next rows' pages open while rows run (each still a fresh context).
+	warm := runtime.NewWarmPages(lb.Pages, o.Concurrency)
+	defer warm.Close()
+	d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: warm.Pages, Getenv: cfg.getenv, Primitives: cfg.Primitives,
 		Approver: batchApprover(Approver(o.Yes, env.Stdin, env.Stderr, mem), total), Timeout: o.Timeout, Sites: cfg.SitePolicy(), Identity: ident}
 	session := ""
 	if o.SessionDir != "" {
