@@ -59,6 +59,7 @@ func FromBatch(src BatchSource) (*Report, error) {
 		if r.Status == "" {
 			r.Status = RowNotRun
 		}
+		r.Result = compact([]byte(r.Result))
 		if r.CallID != "" {
 			r.Calls = runs[r.CallID]
 		}
