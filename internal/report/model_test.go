@@ -242,3 +242,45 @@ func findCall(r *Report, anchor string) *Call {
 	}
 	return nil
 }
+
+// TestFromSessionParts: a log past its size limit continues in
+// <id>.1.jsonl; the report reads the parts as one session, a call in one
+// part getting its result from the next.
+func TestFromSessionParts(t *testing.T) {
+	dir := t.TempDir()
+	w, err := sessionlog.Open(dir, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetMaxFileBytes(600)
+	for _, r := range []sessionlog.Record{
+		{Type: sessionlog.RecSystem, Event: "batch", Data: map[string]any{"batch": "b-1"}},
+		call("c1", "add_customer", map[string]any{"notes": strings.Repeat("n", 300)}),
+		failedAdd("c1", nil),
+		call("c2", "add_customer", nil),
+	} {
+		if err := w.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = w.Close()
+	if ps := parts(filepath.Join(dir, "s.jsonl")); len(ps) < 2 {
+		t.Fatalf("the log did not rotate: %v", ps)
+	}
+	r, err := FromSession(filepath.Join(dir, "s.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.Sessions[0]
+	var got []string
+	for _, it := range s.Items {
+		if it.Call != nil {
+			got = append(got, it.Call.ID+":"+it.Call.Status)
+		} else {
+			got = append(got, it.Event)
+		}
+	}
+	if want := []string{"batch", "c1:failed", "c2:interrupted"}; !reflect.DeepEqual(got, want) || s.Calls != 2 || s.Interrupted != 1 || s.ID != "s" {
+		t.Errorf("items %q (want %q), session %+v", got, want, s)
+	}
+}

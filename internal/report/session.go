@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
@@ -40,20 +42,61 @@ type builder struct {
 	calls int
 }
 
-// session reads one log into a Session appended to the report.
+// session reads one log — all its parts: a log past its size limit
+// continues in <id>.1.jsonl, <id>.2.jsonl... — into a Session appended to
+// the report.
 func (b *builder) session(path string) (*Session, error) {
-	d, err := sessionlog.Digest(path)
-	if err != nil {
-		return nil, err
-	}
-	sum := d.Summary
-	s := Session{ID: sum.ID, Path: path, Start: sum.Start, End: sum.End, Binary: sum.Binary, Command: sum.Command, Model: sum.Model,
-		Turns: sum.Turns, Calls: sum.Calls, Failures: sum.Failures, Interrupted: sum.Interrupted, Torn: sum.Torn, Items: []Item{}}
-	dir := filepath.Dir(path)
+	var s *Session
 	// open are the calls waiting for their result, by call id (the latest
-	// call of an id takes the result, as sessionlog's summary counts).
+	// call of an id takes the result, as sessionlog's summary counts); they
+	// stay open across parts.
 	open := map[string][]int{}
-	err = d.Each(func(r sessionlog.Record, interrupted bool) error {
+	for i, p := range parts(path) {
+		d, err := sessionlog.Digest(p)
+		if err != nil {
+			return nil, err
+		}
+		sum := d.Summary
+		if i == 0 {
+			s = &Session{ID: sum.ID, Path: path, Start: sum.Start, Binary: sum.Binary, Command: sum.Command, Model: sum.Model, Items: []Item{}}
+		}
+		s.End = sum.End
+		s.Turns = max(s.Turns, sum.Turns)
+		s.Calls += sum.Calls
+		s.Failures += sum.Failures
+		s.Torn += sum.Torn
+		if err := b.items(s, d, filepath.Dir(p), open); err != nil {
+			return nil, err
+		}
+	}
+	for _, idx := range open {
+		s.Interrupted += len(idx)
+	}
+	if s.Torn > 0 {
+		b.rep.Notes = append(b.rep.Notes, fmt.Sprintf("session %s: %d torn, foreign or oversized line(s) skipped", s.ID, s.Torn))
+	}
+	b.rep.Sessions = append(b.rep.Sessions, *s)
+	return &b.rep.Sessions[len(b.rep.Sessions)-1], nil
+}
+
+// parts are the files of the session log at path: itself, then each
+// <id>.<n>.jsonl that exists, in order.
+func parts(path string) []string {
+	out := []string{path}
+	base := strings.TrimSuffix(path, ".jsonl")
+	for n := 1; ; n++ {
+		p := fmt.Sprintf("%s.%d.jsonl", base, n)
+		if _, err := os.Stat(p); err != nil {
+			return out
+		}
+		out = append(out, p)
+	}
+}
+
+// items appends the records of one digested part to s; dir is the part's
+// directory (screenshot paths are relative to it).
+func (b *builder) items(s *Session, d *sessionlog.Digested, dir string, open map[string][]int) error {
+	return d.Each(func(r sessionlog.Record, _ bool) error {
 		it := Item{Turn: r.Turn, TS: r.TS}
 		switch r.Type {
 		case sessionlog.RecUser:
@@ -61,8 +104,8 @@ func (b *builder) session(path string) (*Session, error) {
 		case sessionlog.RecAssistant:
 			it.Kind, it.Text = ItemAssistant, r.Text
 		case sessionlog.RecSystem:
-			if quietEvents[r.Event] {
-				return nil
+			if quietEvents[r.Event] || r.Data["continued_from"] != nil {
+				return nil // bookkeeping, or a part's copy of the header
 			}
 			it.Kind, it.Event, it.Text = ItemEvent, r.Event, r.Text
 			it.Summary = eventSummary(r)
@@ -79,9 +122,7 @@ func (b *builder) session(path string) (*Session, error) {
 				c.Line = int(n)
 			}
 			it.Kind, it.Call = ItemCall, c
-			if !interrupted {
-				open[r.CallID] = append(open[r.CallID], len(s.Items))
-			}
+			open[r.CallID] = append(open[r.CallID], len(s.Items))
 		case sessionlog.RecToolResult:
 			idx := open[r.CallID]
 			if len(idx) == 0 {
@@ -94,7 +135,11 @@ func (b *builder) session(path string) (*Session, error) {
 				break
 			}
 			i := idx[len(idx)-1]
-			open[r.CallID] = idx[:len(idx)-1]
+			if len(idx) == 1 {
+				delete(open, r.CallID)
+			} else {
+				open[r.CallID] = idx[:len(idx)-1]
+			}
 			fillResult(s.Items[i].Call, r, dir)
 			return nil
 		default:
@@ -103,14 +148,6 @@ func (b *builder) session(path string) (*Session, error) {
 		s.Items = append(s.Items, it)
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	if s.Torn > 0 {
-		b.rep.Notes = append(b.rep.Notes, fmt.Sprintf("session %s: %d torn, foreign or oversized line(s) skipped", s.ID, s.Torn))
-	}
-	b.rep.Sessions = append(b.rep.Sessions, s)
-	return &b.rep.Sessions[len(b.rep.Sessions)-1], nil
 }
 
 // batchOf is the batch a session's "batch" event names, if any.
