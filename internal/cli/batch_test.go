@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/macrokit/macrokit-go/internal/demosite"
+	htmlreport "github.com/macrokit/macrokit-go/internal/report"
 	"github.com/macrokit/macrokit-go/runtime/batch"
 )
 
@@ -114,6 +115,26 @@ func TestBatchDeliveryAndResume(t *testing.T) {
 	if csvb, _ := os.ReadFile(filepath.Join(bdir, "report.csv")); !strings.HasPrefix(string(csvb), "line,key,status") {
 		t.Errorf("report.csv:\n%s", csvb)
 	}
+	// The batch's report links each row to the steps and checks its real
+	// run logged.
+	code, out, errs := runCLIIn(t, env, "", "report", id[1], "--format", "json")
+	var rep htmlreport.Report
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Batch == nil || rep.Batch.Counts.OK != 4 {
+		t.Fatalf("report: exit %d\n%s\n%.500s", code, errs, out)
+	}
+	calls := map[string]*htmlreport.Call{}
+	for _, s := range rep.Sessions {
+		for _, it := range s.Items {
+			if it.Call != nil {
+				calls[it.Call.Anchor] = it.Call
+			}
+		}
+	}
+	for _, r := range rep.Batch.Rows {
+		if len(r.Calls) != 1 || calls[r.Calls[0]] == nil || len(calls[r.Calls[0]].Steps) == 0 || calls[r.Calls[0]].Passed == 0 || calls[r.Calls[0]].Row != r.Key {
+			t.Errorf("row %d: runs %v, call %+v", r.Line, r.Calls, calls[r.Calls[0]])
+		}
+	}
 	// A resume of a finished batch runs nothing.
 	code, _, errs = runCLIIn(t, env, "", "batch", "add_customer", "--input", rows, "--key", "email", "--resume", id[1], "--session-dir", "")
 	if code != 0 || !strings.Contains(errs, "4 skipped") || customersLike(t, site.URL, "batch.example") != 4 {
@@ -153,9 +174,9 @@ func TestBatchDeliveryAndResume(t *testing.T) {
 			t.Errorf("%s@crash.example is on the site %d times, want exactly once", who, n)
 		}
 	}
-	rep, _ := os.ReadFile(filepath.Join(cdir, "report.jsonl"))
-	if !strings.Contains(string(rep), `"key":"c2@crash.example","status":"ok"`) || !strings.Contains(string(rep), "not run again: find_customer says the effect is there") {
-		t.Errorf("the done-checked row's report line does not say why it did not run:\n%s", rep)
+	lines, _ := os.ReadFile(filepath.Join(cdir, "report.jsonl"))
+	if !strings.Contains(string(lines), `"key":"c2@crash.example","status":"ok"`) || !strings.Contains(string(lines), "not run again: find_customer says the effect is there") {
+		t.Errorf("the done-checked row's report line does not say why it did not run:\n%s", lines)
 	}
 	// A second resume decides nothing again: every row is ok now.
 	code, _, errs = runCLIIn(t, env, "", "batch", "add_customer", "--input", rows2, "--key", "email", "--resume", crashID, "--session-dir", "")

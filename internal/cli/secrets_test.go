@@ -81,6 +81,11 @@ func TestSecretReachesNoSink(t *testing.T) {
 			[]string{"user: hello"}},
 		{"sessions show json", "", []string{"sessions", "show", "--dir", sessions, "--format", "json", "last"},
 			[]string{`"records"`}},
+		// The HTML report lands in root, which the walk below greps.
+		{"report", "", []string{"report", "last", "--session-dir", sessions, "-o", filepath.Join(root, "report.html")},
+			[]string{filepath.Join(root, "report.html")}},
+		{"report json", "", []string{"report", "last", "--session-dir", sessions, "--format", "json"},
+			[]string{`"kind": "session"`, `"text": "log in as admin with password [redacted]"`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

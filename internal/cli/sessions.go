@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/macrokit/macrokit-go/internal/report"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/urfave/cli/v2"
 )
@@ -41,12 +42,20 @@ func SessionsCommand(cfg *Config) *cli.Command {
 				Name:      "show",
 				Usage:     "a session as a transcript: requests, routed macros, arguments, results, checks, bail-outs",
 				ArgsUsage: "<id | id prefix | last | path>",
-				Flags:     []cli.Flag{dirFlag, fmtFlag},
+				Flags: append([]cli.Flag{dirFlag, fmtFlag,
+					&cli.BoolFlag{Name: "html", Usage: "write the session's HTML report (as 'report' does) and print its path"}}, reportFlags("")...),
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {
 						return Usagef("sessions show needs one session id (see '%s sessions list')", cfg.Name)
 					}
-					return runSessionsShow(newEnv(c, cfg), c.Args().First(), SessionsOptions{Dir: c.String("dir"), Format: c.String("format")})
+					opts := SessionsOptions{Dir: c.String("dir"), Format: c.String("format"), HTML: c.Bool("html"), Out: c.String("out"), Embed: c.Bool("embed")}
+					if !opts.HTML && (opts.Out != "" || opts.Embed) {
+						return Usagef("-o and --embed go with --html")
+					}
+					if opts.HTML && c.IsSet("format") {
+						return Usagef("--html writes a file: drop --format (or use 'report --format json')")
+					}
+					return runSessionsShow(newEnv(c, cfg), c.Args().First(), opts)
 				},
 			},
 		},
@@ -57,6 +66,12 @@ func SessionsCommand(cfg *Config) *cli.Command {
 type SessionsOptions struct {
 	Dir    string
 	Format string
+	// HTML writes the session's report to Out (a temporary file when
+	// empty) instead of printing a transcript; Embed inlines its
+	// screenshots.
+	HTML  bool
+	Out   string
+	Embed bool
 }
 
 // runSessionsList prints one line per session log in opts.Dir.
@@ -89,6 +104,13 @@ func runSessionsShow(env *Env, ref string, opts SessionsOptions) error {
 	path, err := sessionlog.Find(opts.Dir, ref)
 	if err != nil {
 		return Usagef("%v", err)
+	}
+	if opts.HTML {
+		rep, err := report.FromSession(path)
+		if err != nil {
+			return Failf("%v", err)
+		}
+		return writeReport(env, rep, ReportOptions{Out: opts.Out, Embed: opts.Embed})
 	}
 	d, err := sessionlog.Digest(path)
 	if err != nil {
