@@ -192,17 +192,26 @@ func TestDemoRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Chromium")
 	}
-	code, stdout, stderr := runCLIIn(t, nil, "", "demo", "run", "--session-dir", "")
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "macrokit.yaml")
+	_ = os.WriteFile(conf, nil, 0o644)
+	code, stdout, stderr := runCLIIn(t, map[string]string{EnvConfig: conf}, "", "demo", "run", "--session-dir", filepath.Join(dir, "sessions"))
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	for _, want := range []string{
 		"model: scripted:demo", `-> add_customer {"email":"ada@example.com","name":"Ada Lovelace","tier":"pro"}`,
 		`-> find_customer {"query":"ada"}`, `-> list_orders {"status":"pending"}`,
-		"failed list_count_delta", "before=6 after=6", "the fake success was caught",
+		"failed list_count_delta", "before=6 after=6",
+		"line 5 edsger@fake.example: failed", "6 row(s): 5 ok, 1 failed", "the fake successes were caught, and the report shows them",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
+	}
+	// The sample batch's report is on disk and shows the faked row.
+	html, err := os.ReadFile(filepath.Join(dir, ".macrokit", "demo", "report.html"))
+	if err != nil || !strings.Contains(string(html), "edsger@fake.example") {
+		t.Errorf("the demo's report is missing or lacks the faked row (%v)", err)
 	}
 }

@@ -2,9 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/macrokit/macrokit-go/engine"
@@ -62,7 +67,9 @@ type DemoRunOptions struct {
 // model to cfg's macros.
 func runDemo(ctx context.Context, env *Env, opts DemoRunOptions) error {
 	cfg := env.Config
-	site := demosite.New(demosite.Options{})
+	// fake.example's creates are answered 201 and not stored: the sample
+	// batch's one faulty row.
+	site := demosite.New(demosite.Options{InjectRules: []demosite.InjectRule{{EmailDomain: "fake.example", Modes: "fakeSuccess"}}})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return Failf("demo: %v", err)
@@ -128,7 +135,65 @@ func runDemo(ctx context.Context, env *Env, opts DemoRunOptions) error {
 	if unexpected > 0 {
 		return Failf("demo: %d turn(s) did not end as expected", unexpected)
 	}
-	fmt.Fprintln(env.Stdout, "demo: every routed call passed its checks, and the fake success was caught.")
+	site.SetInject("")
+	if err := demoBatch(ctx, env, opts, url); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout, "demo: every routed call passed its checks, the fake successes were caught, and the report shows them.")
+	return nil
+}
+
+// demoBatch runs add_customer over the sample CSV on the demo site (one
+// row at the domain it fakes success for) and writes the batch's HTML
+// report: the row is reported failed, the others ok.
+func demoBatch(ctx context.Context, env *Env, opts DemoRunOptions, url string) error {
+	cfg := env.Config
+	dir := filepath.Join(stateDir(cfg), "demo")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return Failf("demo: %v", err)
+	}
+	input := filepath.Join(dir, "customers.csv")
+	if err := os.WriteFile(input, demosite.SampleCustomersCSV, 0o600); err != nil {
+		return Failf("demo: %v", err)
+	}
+	getenv := cfg.Getenv
+	cfg.Getenv = func(k string) string {
+		if k == "DEMO_URL" {
+			return url
+		}
+		if getenv != nil {
+			return getenv(k)
+		}
+		return os.Getenv(k)
+	}
+	defer func() { cfg.Getenv = getenv }()
+	fmt.Fprintf(env.Stdout, "> batch add_customer --input customers.csv --concurrency 2   (internal/demosite/customers.csv; the site fakes success for @fake.example)\n")
+	var log strings.Builder
+	benv := *env
+	benv.Stderr = &log
+	err := runBatch(ctx, &benv, BatchOptions{Macro: "add_customer", Input: input, Key: "email", Concurrency: 2, Timeout: 2 * time.Minute,
+		SessionDir: opts.SessionDir, Browser: opts.Browser})
+	fmt.Fprint(indent{env.Stdout}, log.String())
+	var ee *ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.Code == ExitFailure) {
+		return err
+	}
+	id := regexp.MustCompile(`batch (b-\S+):`).FindStringSubmatch(log.String())
+	if id == nil || !strings.Contains(log.String(), "5 ok, 1 failed") {
+		return Failf("demo: the batch did not end with 5 rows ok and the faked one failed")
+	}
+	if opts.SessionDir == "" {
+		return nil // no session log: nothing for a report to show
+	}
+	out := filepath.Join(dir, "report.html")
+	fmt.Fprintf(env.Stdout, "\n> report %s -o %s\n", id[1], out)
+	var rout strings.Builder
+	renv := *env
+	renv.Stdout = &rout
+	if err := runReport(&renv, id[1], ReportOptions{Out: out, SessionDir: opts.SessionDir}); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "  %s: open it in a browser (offline, one file): the failed row, its checks' expected and actual, every step\n\n", strings.TrimSpace(rout.String()))
 	return nil
 }
 
