@@ -57,7 +57,7 @@ type ListOrdersOrdersItem struct {
 	Customer string `json:"customer"`
 }
 
-// ListOrders runs macro list_orders: list orders, optionally only those with a given status, and count them.
+// ListOrders runs macro list_orders: list orders, optionally only those with a given status, and count how many there are.
 //
 // Filters the order list by status and reads the first page of rows and the summary line.
 //
@@ -147,7 +147,7 @@ func listOrdersMacro() *runtime.Macro {
 	return &runtime.Macro{
 		Name:        "list_orders",
 		Version:     "1.0.0",
-		Intent:      "list orders, optionally only those with a given status, and count them",
+		Intent:      "list orders, optionally only those with a given status, and count how many there are",
 		Description: "Filters the order list by status and reads the first page of rows and the summary line.",
 		Risk:        runtime.RiskRead,
 		Params:      json.RawMessage(ListOrdersParamsSchema),

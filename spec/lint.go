@@ -59,6 +59,7 @@ func Lint(set *Set) []Finding {
 				add(s, p.Pos, "params.properties."+p.Name, LintUnusedParam, "parameter %q is never used", p.Name)
 			}
 		}
+		lintParamsGuessable(s, add)
 		walkSteps(s.Steps, func(st *Step) {
 			if st.Kind != StepIf || st.If == nil || st.If.Cond == nil {
 				return
@@ -69,6 +70,7 @@ func Lint(set *Set) []Finding {
 			}
 		})
 	}
+	lintRouting(set, add)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.File != b.File {

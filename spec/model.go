@@ -59,6 +59,7 @@ type Spec struct {
 	NamePos     Pos    // the position of the name
 	Version     string // the macro's semantic version
 	Intent      string // one line: what the macro does
+	IntentPos   Pos    // where the intent is written
 	Description string // longer text for the Go doc comment
 	Risk        Risk   // read, act or dangerous
 	// Params is the schema of the macro's arguments; never nil (a macro

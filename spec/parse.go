@@ -150,6 +150,7 @@ func (p *parser) spec(root *yaml.Node) *Spec {
 		}
 	}
 	if n := m.get("intent"); n != nil {
+		s.IntentPos = p.pos(n)
 		if v, ok := p.text(n, "intent"); ok {
 			s.Intent = strings.TrimSpace(v)
 			p.checkText(n, "intent", "intent", v)

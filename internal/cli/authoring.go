@@ -173,7 +173,7 @@ func runCheck(env *Env, opts CheckOptions) error {
 func lintCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "lint",
-		Usage:     "check the specs for likely mistakes (intents, examples, tests, risk, unused params, unreachable steps)",
+		Usage:     "check the specs for likely mistakes (intents, examples, tests, unused params, unreachable steps, and what routing needs: distinct intents and examples, guessable params)",
 		ArgsUsage: "[DIR]",
 		Flags:     []cli.Flag{macrosFlag(), formatFlag(), primitivesFlag()},
 		Action: func(c *cli.Context) error {

@@ -5,9 +5,9 @@ import (
 	"math"
 	"sort"
 	"sync"
-	"unicode"
 	"unicode/utf8"
 
+	"github.com/macrokit/macrokit-go/internal/terms"
 	"github.com/macrokit/macrokit-go/runtime"
 )
 
@@ -52,10 +52,6 @@ var (
 	familyWeights = [catFields]float32{catFieldName: 3, catFieldIntent: 3, catFieldDesc: 1, catFieldExample: 1, catFieldParamName: 1, catFieldParamText: 0.5}
 )
 
-// maxTerm bounds a term's length in bytes; longer words are cut, the same way
-// when indexing and when querying.
-const maxTerm = 32
-
 // Catalog is a lexical index over a registry's macros, built once, so a
 // router can put only the macros relevant to a request into a small model's
 // prompt. It is immutable and safe for concurrent use.
@@ -95,7 +91,7 @@ type scoreScratch struct {
 	famSc  []float32 // per family
 	terms  []int32
 	top    []int32
-	tb     termBuf
+	tb     terms.Scanner
 }
 
 // termCounts is a document's term occurrences per field.
@@ -114,7 +110,7 @@ type termCounts map[int32]*[catFields]uint16
 // "prospect", even when assign_lead itself says neither.
 func New(r *runtime.Registry) *Catalog {
 	c := &Catalog{macros: r.Offered(), vocab: make(map[string]int32), famScale: familyWeight}
-	var tb termBuf
+	var tb terms.Scanner
 	term := func(t []byte) int32 {
 		id, ok := c.vocab[string(t)]
 		if !ok {
@@ -129,7 +125,7 @@ func New(r *runtime.Registry) *Catalog {
 	for doc, m := range c.macros {
 		tc := termCounts{}
 		add := func(s string, f int, camel bool) {
-			tb.scan(s, camel, func(t []byte) {
+			tb.Scan(s, camel, func(t []byte) {
 				id := term(t)
 				if tc[id] == nil {
 					tc[id] = new([catFields]uint16)
@@ -150,7 +146,7 @@ func New(r *runtime.Registry) *Catalog {
 		}
 		docs[doc] = tc
 		var fams []int32
-		tb.scan(m.Name, false, func(t []byte) {
+		tb.Scan(m.Name, false, func(t []byte) {
 			id := c.vocab[string(t)]
 			f, ok := famOf[id]
 			if !ok {
@@ -289,8 +285,8 @@ func (x *bm25f) without(doc int32, f int, counts map[int32]uint16) *bm25f {
 // evaluation uses it so a held-out request cannot match itself.
 func (c *Catalog) withoutExample(doc, ex int) *Catalog {
 	counts := map[int32]uint16{}
-	var tb termBuf
-	tb.scan(c.macros[doc].Examples[ex].Say, false, func(t []byte) { counts[c.vocab[string(t)]]++ })
+	var tb terms.Scanner
+	tb.Scan(c.macros[doc].Examples[ex].Say, false, func(t []byte) { counts[c.vocab[string(t)]]++ })
 	d := &Catalog{macros: c.macros, vocab: c.vocab, fams: c.fams, famScale: c.famScale}
 	d.own = c.own.without(int32(doc), catFieldExample, counts)
 	d.fam = c.fam
@@ -396,7 +392,7 @@ func (c *Catalog) scratch() *scoreScratch {
 func (c *Catalog) score(query string, s *scoreScratch) {
 	clear(s.scores)
 	s.terms = s.terms[:0]
-	s.tb.scan(query, false, func(t []byte) {
+	s.tb.Scan(query, false, func(t []byte) {
 		id, ok := c.vocab[string(t)]
 		if !ok {
 			return
@@ -424,133 +420,6 @@ func (c *Catalog) score(query string, s *scoreScratch) {
 		}
 		s.scores[i] += c.famScale * sum / float32(len(fs))
 	}
-}
-
-// termBuf turns text into index terms: lowercased runs of letters and
-// digits, without stopwords, bare numbers or single characters, stemmed.
-type termBuf struct {
-	b [maxTerm + utf8.UTFMax]byte
-}
-
-// scan calls emit with each term of s; the slice is only valid during the
-// call. With camel set, a lower-to-upper case change also splits words
-// (parameter names such as maxChars).
-func (tb *termBuf) scan(s string, camel bool, emit func([]byte)) {
-	n := 0
-	digits := true
-	var prev rune
-	flush := func() {
-		if n >= 2 && !digits {
-			if _, stop := catalogStopwords[string(tb.b[:n])]; !stop {
-				emit(stemTerm(tb.b[:n]))
-			}
-		}
-		n, digits = 0, true
-	}
-	for _, r := range s {
-		alnum := r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') ||
-			r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))
-		if !alnum {
-			flush()
-			prev = r
-			continue
-		}
-		upper := r >= 'A' && r <= 'Z' || r >= utf8.RuneSelf && unicode.IsUpper(r)
-		if camel && upper && (prev >= 'a' && prev <= 'z' || prev >= '0' && prev <= '9') {
-			flush()
-		}
-		prev = r
-		if r >= 'A' && r <= 'Z' {
-			r += 'a' - 'A'
-		} else if r >= utf8.RuneSelf {
-			r = unicode.ToLower(r)
-		}
-		if r < '0' || r > '9' {
-			digits = false
-		}
-		if n+utf8.RuneLen(r) <= maxTerm {
-			n += utf8.EncodeRune(tb.b[n:], r)
-		}
-	}
-	flush()
-}
-
-// stemTerm strips the commonest English inflections in place: plural -s/-es/
-// -ies, then -ing or -ed, then a final -e, so that close, closes, closed and
-// closing all become clos. It is deliberately crude and deterministic; both
-// sides of a match go through it, so only consistency matters.
-func stemTerm(w []byte) []byte {
-	n := len(w)
-	if n <= 3 {
-		return w
-	}
-	switch {
-	case termHasSuffix(w, "ies") || termHasSuffix(w, "ied"):
-		if n > 4 {
-			return stripFinalE(append(w[:n-3], 'y'))
-		}
-	case termHasSuffix(w, "sses"), termHasSuffix(w, "ches"), termHasSuffix(w, "shes"), termHasSuffix(w, "xes"):
-		w = w[:n-2]
-	case termHasSuffix(w, "ss"), termHasSuffix(w, "us"), termHasSuffix(w, "is"):
-	case termHasSuffix(w, "s"):
-		w = w[:n-1]
-	}
-	n = len(w)
-	suffixed := false
-	switch {
-	case termHasSuffix(w, "ing") && n >= 6:
-		w, suffixed = w[:n-3], true
-	case termHasSuffix(w, "ed") && n >= 5 && !termHasSuffix(w, "eed"):
-		w, suffixed = w[:n-2], true
-	}
-	n = len(w)
-	if suffixed && n >= 3 && w[n-1] == w[n-2] && !catalogVowel(w[n-1]) && w[n-1] != 'l' && w[n-1] != 's' && w[n-1] != 'z' {
-		w = w[:n-1] // running -> run, tagged -> tag
-	}
-	return stripFinalE(w)
-}
-
-// stripFinalE drops a final silent -e (not -ee), so close and closing meet.
-func stripFinalE(w []byte) []byte {
-	if n := len(w); n > 3 && w[n-1] == 'e' && w[n-2] != 'e' {
-		return w[:n-1]
-	}
-	return w
-}
-
-func termHasSuffix(w []byte, s string) bool {
-	return len(w) >= len(s) && string(w[len(w)-len(s):]) == s
-}
-
-func catalogVowel(b byte) bool {
-	return b == 'a' || b == 'e' || b == 'i' || b == 'o' || b == 'u'
-}
-
-// catalogStopwords are function words that say nothing about which macro is
-// meant. Question words other than what and which stay: in a request, who,
-// when, where, why and how point at the kind of answer wanted (who should
-// review, where is my parcel).
-var catalogStopwords = catalogWordSet(`a about above after again all also am an and any are as at be been before
-being below between both but by can could did do does doing done during each else every few for from
-further had has have having he her here hers him his i if in into is it its itself just me more most my
-no nor not now of off on once only or other our ours out over own please same she should so some such
-than that the their theirs them then there these they this those through to too under until up us very
-was we were what which while will with would you your yours`)
-
-func catalogWordSet(words string) map[string]struct{} {
-	m := make(map[string]struct{})
-	start := -1
-	for i := 0; i <= len(words); i++ {
-		if i == len(words) || words[i] == ' ' || words[i] == '\n' {
-			if start >= 0 {
-				m[words[start:i]] = struct{}{}
-			}
-			start = -1
-		} else if start < 0 {
-			start = i
-		}
-	}
-	return m
 }
 
 // EstimateTokens estimates what s costs in a prompt, without shipping a
