@@ -1,6 +1,7 @@
 package llm_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -38,4 +39,24 @@ func ExampleParsePromptedAnswer() {
 	// Output:
 	// "Looking her up."
 	// call_1 find_customer {"query": "ada"}
+}
+
+// A weak model describes the call instead of making it: RecoverCall reads
+// it back, and refuses to choose when the text names two macros.
+func ExampleRecoverCall() {
+	tools := []string{"triage_pull_request", "suggest_reviewers"}
+	text := "To triage pull request 42 in acme/web, I will use the `triage_pull_request` macro with:\n" +
+		"- owner: \"acme\"\n- repo: web\n- number: 42\n- apply: true (since the user wants suggestions applied)\n"
+	d, err := llm.RecoverCall(context.Background(), text, tools)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(d.Name, d.Shape, d.Args)
+
+	_, err = llm.RecoverCall(context.Background(), "Use `triage_pull_request`, then suggest_reviewers.", tools)
+	fmt.Println(errors.Is(err, llm.ErrAmbiguousTool))
+	// Output:
+	// triage_pull_request key_value_list map[apply:true number:42 owner:acme repo:web]
+	// true
 }

@@ -24,13 +24,19 @@ var fenceRE = regexp.MustCompile("(?m)^\\s*```[A-Za-z0-9_-]*\\s*$")
 // StripNoise removes reasoning blocks (<think>…</think> and the like, also
 // an unterminated one at the end) and code-fence lines from model text.
 func StripNoise(text string) string {
+	return fenceRE.ReplaceAllString(stripThink(text), "")
+}
+
+// stripThink removes reasoning blocks, also an unterminated one at the end,
+// keeping code fences (RecoverCall reads them).
+func stripThink(text string) string {
 	text = thinkRE.ReplaceAllString(text, "")
 	// An unterminated block runs to the end. Matched on the original bytes:
 	// lower-casing may change the length of invalid UTF-8.
 	if loc := openThinkRE.FindStringIndex(text); loc != nil {
 		text = text[:loc[0]]
 	}
-	return fenceRE.ReplaceAllString(text, "")
+	return text
 }
 
 // ExtractObject finds the first balanced JSON object in model text, after
@@ -94,6 +100,23 @@ func (sc *Scanner) firstObject() (map[string]any, error) {
 			return nil, err
 		}
 		start += 1 + next
+	}
+	return nil, ErrNoJSON
+}
+
+// decodeLenient decodes one JSON value, numbers as json.Number, repairing
+// a weak model's almost-JSON (Repair) when it does not decode as it is.
+func decodeLenient(s string) (any, error) {
+	for i, cand := range []string{s, ""} {
+		if i == 1 {
+			cand = Repair(s)
+		}
+		dec := json.NewDecoder(strings.NewReader(cand))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err == nil && !dec.More() {
+			return v, nil
+		}
 	}
 	return nil, ErrNoJSON
 }
