@@ -57,6 +57,11 @@ const (
 type Candidate struct {
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`
+	// Shape, Truncated and Dropped say how llm.RecoverCall read a call
+	// the model described (empty for a call read some other way).
+	Shape     string   `json:"shape,omitempty"`
+	Truncated bool     `json:"truncated,omitempty"`
+	Dropped   []string `json:"dropped,omitempty"`
 }
 
 // BailOut is one detector fire.
@@ -111,8 +116,11 @@ func detectText(ctx context.Context, reg *runtime.Registry, text string, limit i
 		return nil, nil, err
 	}
 	clean := llm.StripNoise(text)
-	d := &detector{reg: reg, sc: llm.NewScanner(ctx, clean)}
+	d := &detector{reg: reg, sc: llm.NewScanner(ctx, clean), raw: text, ctx: ctx}
 	b, err := d.detect()
+	if err == nil {
+		b, err = d.recovered(b)
+	}
 	if errors.Is(err, llm.ErrScanBudget) {
 		return &BailOut{Code: BailUncheckableAnswer, Detail: "the answer is too tangled to check within the detector's budget (" + err.Error() + ")"}, d.sc, nil
 	}
@@ -126,6 +134,8 @@ func detectText(ctx context.Context, reg *runtime.Registry, text string, limit i
 type detector struct {
 	reg *runtime.Registry
 	sc  *llm.Scanner
+	raw string // the answer as written (RecoverCall reads its fences)
+	ctx context.Context
 }
 
 func (d *detector) detect() (*BailOut, error) {

@@ -95,7 +95,7 @@ func (c *Conversation) explore(ctx context.Context, res *TurnResult, req *llm.Re
 				// model can correct.
 				call = &pendingCall{ID: firstCallID(resp), Name: bail.Tool, Args: bail.Candidates[0].Args}
 			} else {
-				cand, why := r.salvageable(ctx, c.turn, bail)
+				cand, why := r.salvageable(ctx, c.turn, bail, groundText(req.Messages))
 				if cand == nil {
 					r.event(c.turn, "halted", map[string]any{"code": string(bail.Code), "why": why})
 					res.Decision = DecisionBailedOut

@@ -380,7 +380,7 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 		if c.escalate(ctx, res, &model, string(bail.Code)) {
 			continue
 		}
-		cand, why := r.salvageable(ctx, c.turn, bail)
+		cand, why := r.salvageable(ctx, c.turn, bail, ground)
 		if cand != nil {
 			r.event(c.turn, "salvaged", map[string]any{"code": string(bail.Code), "macro": cand.Name, "args": json.RawMessage(cand.Args)})
 			r.run(ctx, c.turn, res, cand, DecisionSalvaged, &external)
@@ -566,7 +566,10 @@ func (r *Router) aliasOf(name string) string {
 // salvageable returns the one call a flagged answer can safely become, or
 // why not. Salvage needs exactly one registered macro with schema-valid
 // arguments, and a read macro or an approval.
-func (r *Router) salvageable(ctx context.Context, turn int, b *BailOut) (*pendingCall, string) {
+//
+// ground is the conversation's text: a recovered call's required values
+// must all appear in it (Ungrounded), as a native call's must.
+func (r *Router) salvageable(ctx context.Context, turn int, b *BailOut, ground string) (*pendingCall, string) {
 	switch b.Code {
 	case BailRepeatedToolCall, BailExplicitEscalation:
 		return nil, "nothing to salvage"
@@ -608,6 +611,15 @@ func (r *Router) salvageable(ctx context.Context, turn int, b *BailOut) (*pendin
 	valid, cerr := m.Validate(args)
 	if cerr != nil {
 		return nil, "the recovered arguments do not fit " + m.Name + ": " + cerr.Error()
+	}
+	if recoveredFromText(b.Code) && !m.Raw && !r.Eval.NoGrounding {
+		// A call read out of the model's prose carries only values the
+		// user gave (a native call to a read macro is not held to this:
+		// its arguments are the model's own choice of what to look up).
+		// Explore's raw tools compose theirs from the pages they read.
+		if un := Ungrounded(m, valid.JSON(), ground); len(un) > 0 {
+			return nil, "the recovered call to " + m.Name + " carries values the conversation does not give (" + strings.Join(un, ", ") + ")"
+		}
 	}
 	if m.Risk != runtime.RiskRead {
 		if r.SalvageApprover == nil {

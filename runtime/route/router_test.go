@@ -103,6 +103,7 @@ func TestRouterTurns(t *testing.T) {
 		wantArgs string // a substring of the dispatched args
 		request  string // default "a request"
 		noGround bool
+		reply    string // the reply contains it
 	}{
 		{name: "native call runs and is summarised", model: answers("m", native("greet", `{"name":"Ada"}`), text("Greeted Ada.")),
 			want: DecisionDispatched, macro: "greet", ran: true, wantArgs: `"tier":"free"`},
@@ -121,11 +122,11 @@ func TestRouterTurns(t *testing.T) {
 		{name: "misspelt tool name is salvaged when read", model: answers("m", native("Greet", `{"name":"Ada"}`)),
 			want: DecisionSalvaged, macro: "greet", bail: []BailOutCode{BailUnknownTool}, ran: true},
 		{name: "json in text is salvaged for a read macro", model: answers("m", text(`{"name": "greet", "parameters": {"name": "Ada", "count": <nil>}}`)),
-			want: DecisionSalvaged, macro: "greet", bail: []BailOutCode{BailToolCallAsText}, ran: true},
+			request: "greet Ada", want: DecisionSalvaged, macro: "greet", bail: []BailOutCode{BailToolCallAsText}, ran: true},
 		{name: "json in text for an act macro halts without approval", model: answers("m", text("```json\n{\"name\": \"add_customer\", \"arguments\": {\"name\": \"Ada\"}}\n```")),
 			want: DecisionBailedOut, bail: []BailOutCode{BailToolCallAsText}},
 		{name: "json in text for an act macro runs with approval", model: answers("m", text(`{"name": "add_customer", "arguments": {"name": "Ada"}}`)),
-			approve: runtime.AlwaysApprove, want: DecisionSalvaged, macro: "add_customer", bail: []BailOutCode{BailToolCallAsText}, ran: true},
+			request: "add Ada as a customer", approve: runtime.AlwaysApprove, want: DecisionSalvaged, macro: "add_customer", bail: []BailOutCode{BailToolCallAsText}, ran: true},
 		{name: "two calls in text halt", model: answers("m", text(`[{"name":"greet","arguments":{"name":"A"}},{"name":"greet","arguments":{"name":"B"}}]`)),
 			want: DecisionBailedOut, bail: []BailOutCode{BailMultipleCalls}},
 		{name: "two different native calls run neither", model: answers("m", natives(`greet`, `{"name":"Ada"}`, `add_customer`, `{"name":"Bo"}`)),
@@ -142,9 +143,19 @@ func TestRouterTurns(t *testing.T) {
 		{name: "text call with bad args halts", model: answers("m", text(`{"name": "greet", "parameters": {"name": "<nil>"}}`)),
 			want: DecisionBailedOut, bail: []BailOutCode{BailToolCallAsText}},
 		{name: "prose tool call is salvaged for a read macro", model: answers("m", text("I will call `greet` with name=Ada and tier=pro.")),
-			want: DecisionSalvaged, macro: "greet", bail: []BailOutCode{BailProseToolCall}, ran: true, wantArgs: `"tier":"pro"`},
+			request: "greet Ada", want: DecisionSalvaged, macro: "greet", bail: []BailOutCode{BailProseToolCall}, ran: true, wantArgs: `"tier":"pro"`},
 		{name: "function syntax in text", model: answers("m", text(`greet(name="Ada", count=2)`)),
-			want: DecisionSalvaged, macro: "greet", bail: []BailOutCode{BailToolCallAsText}, ran: true, wantArgs: `"count":2`},
+			request: "greet Ada twice", want: DecisionSalvaged, macro: "greet", bail: []BailOutCode{BailToolCallAsText}, ran: true, wantArgs: `"count":2`},
+		{name: "a recovered call with a value nobody gave halts", model: answers("m", text(`{"name": "greet", "arguments": {"name": "Ada"}}`)),
+			request: "say hello to someone", want: DecisionBailedOut, bail: []BailOutCode{BailToolCallAsText}, reply: `carries values the conversation does not give (name="Ada")`},
+		{name: "arguments in a fence after the macro's name are recovered", model: answers("m", text("To greet her I will use the `greet` macro with the following arguments:\n```json\n{\"name\": \"Ada\", \"count\": 2}\n```\nThat should do it.")),
+			request: "greet Ada twice", want: DecisionSalvaged, macro: "greet", bail: []BailOutCode{BailProseToolCall}, ran: true, wantArgs: `"count":2`},
+		{name: "a cut-off object keeps its complete members", model: answers("m", text("```json\n{\"name\": \"greet\", \"arguments\": {\"name\": \"Ada\", \"count\": 2, \"tier\": \"pr")),
+			request: "greet Ada twice", want: DecisionSalvaged, macro: "greet", bail: []BailOutCode{BailToolCallAsText}, ran: true, wantArgs: `"count":2`},
+		{name: "a bulleted list of arguments after the macro's name", model: answers("m", text("I'll use `greet`:\n- name: \"Ada\"\n- count: 2 (she asked twice)\n")),
+			request: "greet Ada twice", want: DecisionSalvaged, macro: "greet", bail: []BailOutCode{BailProseToolCall}, ran: true, wantArgs: `"count":2`},
+		{name: "an answer naming two macros is not recovered", model: answers("m", text("I could use `greet` or `add_customer` with {\"name\": \"Ada\"}.")),
+			request: "greet Ada", want: DecisionBailedOut, bail: []BailOutCode{BailProseToolCall}, reply: "no one call is recovered"},
 		{name: "mentioning a macro without arguments is a reply", model: answers("m", text("I can run greet for you if you tell me a name.")), want: DecisionReplied},
 		{name: "dangerous macro needs the dispatcher's approval", model: answers("m", native("wipe", `{}`)), want: DecisionDispatched, macro: "wipe", ran: true},
 	}
@@ -175,6 +186,9 @@ func TestRouterTurns(t *testing.T) {
 			}
 			if tc.wantArgs != "" && !strings.Contains(string(res.Args), tc.wantArgs) {
 				t.Errorf("args %s, want them to contain %s", res.Args, tc.wantArgs)
+			}
+			if tc.reply != "" && !strings.Contains(res.Reply, tc.reply) {
+				t.Errorf("reply %q, want it to contain %q", res.Reply, tc.reply)
 			}
 			if res.Reply == "" {
 				t.Error("empty reply")
@@ -282,6 +296,7 @@ func TestRouterLogsAndRedacts(t *testing.T) {
 	m := answers("m", text(`{"name":"login","arguments":{"user":"ada","password":"hunter2-secret"}}`))
 	r, log, dir := newRouter(t, m)
 	r.SalvageApprover = runtime.AlwaysApprove
+	r.Eval.NoGrounding = true // this test is about redaction: the password is nowhere in the request
 	res, _ := r.NewConversation().Turn(context.Background(), "log me in")
 	if res.Decision != DecisionSalvaged {
 		t.Fatalf("got %+v", res)
