@@ -23,6 +23,7 @@ func evalCommand(cfg *Config) *cli.Command {
 		&cli.IntFlag{Name: "catalog-threshold", Value: catalog.DefaultThreshold, Usage: "registry size above which retrieval picks the offered macros"},
 		&cli.BoolFlag{Name: "no-grounding", Usage: "turn off the check that an act or dangerous call's required values appear in the request (to measure it)"},
 		&cli.BoolFlag{Name: "progress", Usage: "print one line per task on stderr"},
+		&cli.StringFlag{Name: "baseline", Usage: "a previous build's `eval --format json` report: list the tasks whose score or wrong-dispatch mark changed"},
 	}
 	// --replay here also accepts an upstream run file; the shared flag's
 	// help says the rest.
@@ -47,7 +48,7 @@ by feeding each recorded native call or raw text through this runtime.`,
 				return err
 			}
 			opts := EvalOptions{Tasks: c.StringSlice("tasks"), Format: c.String("format"), TopK: c.Int("top-k"),
-				CatalogThreshold: c.Int("catalog-threshold"), NoGrounding: c.Bool("no-grounding"), Progress: c.Bool("progress"),
+				CatalogThreshold: c.Int("catalog-threshold"), NoGrounding: c.Bool("no-grounding"), Progress: c.Bool("progress"), Baseline: c.String("baseline"),
 				Models: modelOptions(c)}
 			return runEval(c.Context, newEnv(c, cfg), opts)
 		},
@@ -61,7 +62,9 @@ type EvalOptions struct {
 	TopK, CatalogThreshold int
 	NoGrounding            bool
 	Progress               bool
-	Models                 ModelOptions
+	Baseline               string // a previous report to diff against
+
+	Models ModelOptions
 }
 
 // runEval scores the router on the task files.
@@ -104,9 +107,18 @@ func runEval(ctx context.Context, env *Env, o EvalOptions) error {
 	r := &route.Router{Registry: cfg.Registry, Model: model, Fallback: fallback, History: -1,
 		Retrieval: route.RetrievalOptions{TopK: o.TopK, Threshold: o.CatalogThreshold},
 		Eval:      route.EvalOptions{DryRun: true, NoSummary: true, NoGrounding: o.NoGrounding}}
-	rep, err := eval.Run(ctx, r, tasks, opts)
+	var prev *eval.Report
+	if o.Baseline != "" {
+		if prev, err = eval.ReadReport(o.Baseline); err != nil {
+			return Usagef("--baseline: %v", err)
+		}
+	}
+	rep, err := eval.RunStories(ctx, r, tasks, opts)
 	if err != nil {
 		return Failf("%v", err)
+	}
+	if prev != nil {
+		rep.Changes = eval.Changes(prev, rep)
 	}
 	if format == formatJSON {
 		enc := json.NewEncoder(env.Stdout)

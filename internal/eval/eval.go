@@ -96,6 +96,15 @@ type Report struct {
 	// "halt:CODE" when the turn bailed out without a macro.
 	Confusion map[string]map[string]int `json:"confusion"`
 	Results   []TaskResult              `json:"results"`
+	// Confirmed counts the recovered act calls a person would have
+	// confirmed (the with-confirmation story only).
+	Confirmed int `json:"confirmed,omitempty"`
+	// WithConfirmation is the same tasks scored with recovered act calls
+	// confirmed (RunStories).
+	WithConfirmation *Report `json:"with_confirmation,omitempty"`
+	// Changes are the tasks that differ from a previous build's report
+	// (eval --baseline).
+	Changes []TaskChange `json:"changes,omitempty"`
 }
 
 // Options configures a run.

@@ -126,3 +126,51 @@ func TestLoadTasksErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestStoriesAndChanges: the with-confirmation story never scores below
+// the autonomous one and confirms only act calls; a report compared with
+// itself has no changes, and a task whose verdict moved is listed.
+func TestStoriesAndChanges(t *testing.T) {
+	runs, _ := filepath.Glob(filepath.Join(benchDir, "runs", "*.jsonl"))
+	taskFiles, _ := filepath.Glob(filepath.Join(benchDir, "tasks", "*.jsonl"))
+	if len(runs) == 0 || len(taskFiles) == 0 {
+		t.Skip("benchmark data not present")
+	}
+	tasks, err := LoadTasks(taskFiles...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := generated.Registry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range runs {
+		run, err := LoadUpstreamRun(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &route.Router{Registry: reg, Model: run.Model(), History: -1, Eval: route.EvalOptions{DryRun: true, NoSummary: true}}
+		rep, err := RunStories(context.Background(), r, tasks, Options{Upstream: run})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := rep.WithConfirmation
+		if w == nil || w.Percent < rep.Percent || w.WrongByRisk[runtime.RiskDangerous] > rep.WrongByRisk[runtime.RiskDangerous] {
+			t.Errorf("%s: with confirmation %+v against autonomous %.2f%%", run.ModelID, w, rep.Percent)
+		}
+		if r.SalvageApprover != nil {
+			t.Errorf("%s: RunStories left its approver on the router", run.ModelID)
+		}
+		if ch := Changes(rep, rep); len(ch) != 0 {
+			t.Errorf("%s: a report differs from itself: %+v", run.ModelID, ch)
+		}
+		prev := *rep
+		prev.Results = append([]TaskResult(nil), rep.Results...)
+		prev.Results[0].Score = Points{Verdict: VerdictMiss}
+		ch := Changes(&prev, rep)
+		if len(ch) != 1 || ch[0].ID != rep.Results[0].Task.ID || ch[0].Before != VerdictMiss {
+			t.Errorf("%s: changes %+v, want one for %s", run.ModelID, ch, rep.Results[0].Task.ID)
+		}
+		t.Logf("%s: autonomous %.2f%%, with confirmation %.2f%% (%d confirmed), wrong by risk %v / %v", run.ModelID, rep.Percent, w.Percent, w.Confirmed, rep.WrongByRisk, w.WrongByRisk)
+	}
+}

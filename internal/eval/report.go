@@ -23,6 +23,10 @@ func WriteText(w io.Writer, rep *Report) {
 	fmt.Fprintf(w, "wrong dispatches %d (read %d, act %d, dangerous %d); of them by salvage: act %d, dangerous %d\n",
 		rep.WrongDispatches, rep.WrongByRisk["read"], rep.WrongByRisk["act"], rep.WrongByRisk["dangerous"],
 		rep.WrongBySalvage["act"], rep.WrongBySalvage["dangerous"])
+	if c := rep.WithConfirmation; c != nil {
+		fmt.Fprintf(w, "with confirmation: score %.2f%% (%d recovered act call(s) confirmed); wrong dispatches %d (read %d, act %d, dangerous %d)\n",
+			c.Percent, c.Confirmed, c.WrongDispatches, c.WrongByRisk["read"], c.WrongByRisk["act"], c.WrongByRisk["dangerous"])
+	}
 	fmt.Fprintf(w, "mean model latency %s; mean routing overhead %s\n", rep.MeanLatency.Round(time.Millisecond), rep.MeanOverhead.Round(time.Microsecond))
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -58,6 +62,12 @@ func WriteText(w io.Writer, rep *Report) {
 	}
 	if len(changed) > 0 {
 		fmt.Fprintf(w, "\nchanged against upstream (%d)\n%s\n", len(changed), strings.Join(changed, "\n"))
+	}
+	if len(rep.Changes) > 0 {
+		fmt.Fprintf(w, "\nchanged against the baseline (%d)\n", len(rep.Changes))
+		for _, c := range rep.Changes {
+			fmt.Fprintf(w, "  %s %s -> %s (%+.1f) routed=%s decision=%s\n", c.ID, c.Before, c.After, c.Delta, c.Routed, c.Decision)
+		}
 	}
 }
 
