@@ -55,6 +55,11 @@ type Router struct {
 	// SalvageApprover decides whether a salvaged call to an act or
 	// dangerous macro may run; nil means only read macros are salvaged.
 	SalvageApprover runtime.Approver
+	// Propose, with no SalvageApprover, ends a turn whose answer yielded
+	// one recovered call to an act macro with that call as a Proposal
+	// (DecisionProposed) instead of a halt: a client that cannot be asked
+	// mid-turn (the HTTP API) shows it and confirms it in a second request.
+	Propose bool
 	// Log receives every step of the turn (optional; the Dispatcher's own
 	// log is used when nil).
 	Log *sessionlog.Writer
@@ -381,6 +386,10 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 			continue
 		}
 		cand, why := r.salvageable(ctx, c.turn, bail, ground)
+		if cand != nil && cand.proposed {
+			c.propose(ctx, res, cand, bail)
+			return res, nil
+		}
 		if cand != nil {
 			r.event(c.turn, "salvaged", map[string]any{"code": string(bail.Code), "macro": cand.Name, "args": json.RawMessage(cand.Args)})
 			r.run(ctx, c.turn, res, cand, DecisionSalvaged, &external)
@@ -428,6 +437,9 @@ type pendingCall struct {
 	// zero value for an explore call with invalid arguments, which the
 	// dispatcher then answers with invalid_arguments.
 	Valid runtime.ValidArgs
+	// proposed: a recovered act call that waits for the client's
+	// confirmation (Router.Propose) instead of running.
+	proposed bool
 }
 
 func callKey(name string, args json.RawMessage) string {
@@ -620,6 +632,9 @@ func (r *Router) salvageable(ctx context.Context, turn int, b *BailOut, ground s
 		if un := Ungrounded(m, valid.JSON(), ground); len(un) > 0 {
 			return nil, "the recovered call to " + m.Name + " carries values the conversation does not give (" + strings.Join(un, ", ") + ")"
 		}
+	}
+	if m.Risk == runtime.RiskAct && r.SalvageApprover == nil && r.Propose {
+		return &pendingCall{ID: "salvage", Name: m.Name, Args: args, Repairs: repairs, Valid: valid, proposed: true}, ""
 	}
 	if m.Risk != runtime.RiskRead {
 		if r.SalvageApprover == nil {

@@ -83,7 +83,10 @@ type TurnResult struct {
 	// turn made, in order (at most one outside explore mode).
 	Explore bool       `json:"explore,omitempty"`
 	Calls   []TurnCall `json:"calls,omitempty"`
-	Err     error      `json:"-"`
+	// Proposal is the recovered call waiting for confirmation
+	// (DecisionProposed).
+	Proposal *Proposal `json:"proposal,omitempty"`
+	Err      error     `json:"-"`
 	// callArgs are Args before redaction (CallArgs).
 	callArgs json.RawMessage
 }

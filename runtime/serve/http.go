@@ -31,6 +31,9 @@ const (
 	CodeCrossOrigin     = "cross_origin"
 	CodeUnauthorized    = "unauthorized"
 	CodeBodyTimeout     = "body_timeout"
+	// CodeProposalNotFound: a confirmation names no waiting proposal (it
+	// ran already, expired, or never was).
+	CodeProposalNotFound = "proposal_not_found"
 )
 
 // maxBody bounds a request body.
@@ -45,6 +48,7 @@ const maxBody = 1 << 20
 //	GET  /v1/macros/{name}    one tool
 //	POST /v1/macros/{name}    arguments -> result + evidence
 //	POST /v1/ask              {"request": "..."} -> a routed turn
+//	POST /v1/ask/confirm      {"proposal": "prop-..."} -> runs a proposed call
 //
 // Cross-origin browser requests and, on a loopback listener, requests
 // naming another host (DNS rebinding) are refused; with Options.Tokens,
@@ -58,8 +62,9 @@ func (s *Server) HTTPHandler() http.Handler {
 	mux.HandleFunc("GET /v1/macros/{name}", s.handleGet)
 	mux.HandleFunc("POST /v1/macros/{name}", s.handleCall)
 	mux.HandleFunc("POST /v1/ask", s.handleAsk)
+	mux.HandleFunc("POST /v1/ask/confirm", s.handleConfirm)
 	// The catch-all below would hide the mux's own 405s: name them.
-	for path, allow := range map[string]string{"/healthz": "GET", "/v1/metrics": "GET", "/v1/macros": "GET", "/v1/macros/{name}": "GET, POST", "/v1/ask": "POST"} {
+	for path, allow := range map[string]string{"/healthz": "GET", "/v1/metrics": "GET", "/v1/macros": "GET", "/v1/macros/{name}": "GET, POST", "/v1/ask": "POST", "/v1/ask/confirm": "POST"} {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
 			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" "+r.URL.Path+": allowed: "+allow)
@@ -231,6 +236,11 @@ type AskRequest struct {
 type AskResponse struct {
 	*route.TurnResult
 	Error string `json:"error,omitempty"`
+	// ProposalID, for a turn that ended with a proposal (decision
+	// "proposed", status 202), is what POST /v1/ask/confirm takes to run
+	// it, once, until ProposalExpires.
+	ProposalID      string     `json:"proposal_id,omitempty"`
+	ProposalExpires *time.Time `json:"proposal_expires,omitempty"`
 }
 
 func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
@@ -265,6 +275,13 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 	out := AskResponse{TurnResult: boundTurn(res)}
 	if res.Err != nil {
 		out.Error = boundString(res.Err.Error())
+	}
+	if res.Decision == route.DecisionProposed && res.Proposal != nil {
+		id, exp := s.props.add(res.Proposal, time.Now())
+		out.ProposalID, out.ProposalExpires = id, &exp
+		out.Reply += fmt.Sprintf(` To run it: POST /v1/ask/confirm {"proposal": %q}.`, id)
+		writeJSON(w, http.StatusAccepted, out)
+		return
 	}
 	status := http.StatusOK
 	if res.Decision == route.DecisionFailed || res.Decision == route.DecisionBailedOut || (res.Outcome != nil && !res.Outcome.OK) {
@@ -431,4 +448,36 @@ func (s *Server) Serve(ctx context.Context, ep Endpoints, grace time.Duration) e
 	default:
 	}
 	return err
+}
+
+// handleConfirm runs a call POST /v1/ask proposed: once, before it
+// expires, under the same approvals as a direct call (a dangerous macro is
+// never proposed).
+func (s *Server) handleConfirm(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	const want = `want a JSON object {"proposal": "prop-..."} (the proposal_id POST /v1/ask returned)`
+	v, err := runtime.DecodeStrict(body)
+	obj, isObj := v.(map[string]any)
+	id, _ := obj["proposal"].(string)
+	if err != nil || !isObj || len(obj) != 1 || id == "" {
+		writeError(w, http.StatusBadRequest, CodeBadRequest, want)
+		return
+	}
+	ctx, done, ok := s.begin(r.Context())
+	defer done()
+	if !ok {
+		writeError(w, http.StatusServiceUnavailable, CodeShuttingDown, ErrShuttingDown.Error())
+		return
+	}
+	p := s.props.take(id, time.Now())
+	if p == nil {
+		writeError(w, http.StatusNotFound, CodeProposalNotFound, fmt.Sprintf("no proposal %q is waiting: it ran already, expired (after %s), or never was; nothing ran", boundString(id), proposalTTL))
+		return
+	}
+	n := s.seq.Add(1)
+	out := s.dispatcher(s.httpApprover()).DispatchValidData(ctx, fmt.Sprintf("confirm-%d", n), int(n), p.Valid(), map[string]any{"proposal": id})
+	writeJSON(w, StatusOf(out), CallResponse{Outcome: boundOutcome(out), DurationMS: out.Duration.Milliseconds()})
 }

@@ -143,6 +143,7 @@ type Server struct {
 	router  *route.Router
 	mcp     *mcp.Server
 	key     []byte // signs approval round trips
+	props   proposals
 	seq     atomic.Int64
 	started time.Time
 
@@ -214,6 +215,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.NewRouter != nil {
 		s.router = opts.NewRouter(s.dispatcher(s.httpApprover()))
+		// A call the model described for an act macro comes back to the
+		// HTTP client as a proposal to confirm (POST /v1/ask/confirm).
+		s.router.Propose = s.router.SalvageApprover == nil
 	}
 	return s, nil
 }
