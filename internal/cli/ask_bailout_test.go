@@ -17,6 +17,8 @@ rules:
     reply: "First I will open the customers page, then click New customer and type the name."
   - when: '(?i)^did'
     reply: "Customer Ada was created."
+  - when: '(?i)^triage'
+    reply: "Sure, on it."
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -26,6 +28,8 @@ rules:
 	}{
 		{"add Ada as a customer", "plan_without_call", 1},
 		{"did it work", "Customer Ada was created.", 0},
+		// Two requests in one: a question back, nothing ran.
+		{"triage PR 5 in macrokit/core and also tell me who should review it", "Which should I run first?", 1},
 	} {
 		code, stdout, stderr := runCLIIn(t, nil, "", "ask", "--scripted", pb, "--session-dir", "", tc.request)
 		if code != tc.code || !strings.Contains(stdout, tc.want) {

@@ -166,11 +166,13 @@ func runAsk(ctx context.Context, env *Env, opts AskOptions) error {
 }
 
 // turnExit maps a turn to the exit code: 0 for a reply or a macro whose
-// checks passed, 1 for anything that did not do what was asked, 3 for a
+// checks passed, 1 for anything that did not do what was asked (a
+// question back about which of two requests to run included), 3 for a
 // macro that ran with an effect unchecked (verdict unverified).
 func turnExit(res *route.TurnResult) error {
 	switch {
-	case res.Decision == route.DecisionFailed, res.Decision == route.DecisionBailedOut, res.Decision == route.DecisionStepCap:
+	case res.Decision == route.DecisionFailed, res.Decision == route.DecisionBailedOut, res.Decision == route.DecisionStepCap,
+		res.Decision == route.DecisionAsked:
 		return Silent
 	case res.Outcome != nil && !res.Outcome.OK:
 		return Silent

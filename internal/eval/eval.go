@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -84,6 +85,13 @@ type Report struct {
 	Salvaged  int               `json:"salvaged"`
 	Escalated int               `json:"escalated"`
 	Halted    int               `json:"halted"`
+	// Asked counts turns answered with a question naming the macros a
+	// request with several intents asks for (route.DecisionAsked): nothing
+	// ran, so never a wrong dispatch; the upstream rule scores it as no
+	// macro. AskedNamedExpected counts those whose question names the
+	// task's expected macro.
+	Asked              int `json:"asked"`
+	AskedNamedExpected int `json:"asked_named_expected"`
 	// WrongDispatches counts macros that ran although the task expected
 	// another one (or none); WrongBySalvage those of them that came from
 	// salvage, by risk.
@@ -92,8 +100,9 @@ type Report struct {
 	WrongBySalvage  map[runtime.Risk]int `json:"wrong_by_salvage"`
 	MeanLatency     time.Duration        `json:"mean_latency"`
 	MeanOverhead    time.Duration        `json:"mean_overhead"`
-	// Confusion[expected][routed] counts tasks; routed is a macro, None, or
-	// "halt:CODE" when the turn bailed out without a macro.
+	// Confusion[expected][routed] counts tasks; routed is a macro, None,
+	// "halt:CODE" when the turn bailed out without a macro, or
+	// "asked:A|B" when it asked which of A and B to run first.
 	Confusion map[string]map[string]int `json:"confusion"`
 	Results   []TaskResult              `json:"results"`
 	// Confirmed counts the recovered act calls a person would have
@@ -168,6 +177,11 @@ func Run(ctx context.Context, r *route.Router, tasks []Task, opts Options) (*Rep
 			rep.Salvaged++
 		case route.DecisionBailedOut:
 			rep.Halted++
+		case route.DecisionAsked:
+			rep.Asked++
+			if slices.Contains(res.Intents, t.Expected.Tool) {
+				rep.AskedNamedExpected++
+			}
 		}
 		if res.Escalated {
 			rep.Escalated++
@@ -178,6 +192,8 @@ func Run(ctx context.Context, r *route.Router, tasks []Task, opts Options) (*Rep
 		}
 		got := tr.Routed
 		switch {
+		case got == "" && res.Decision == route.DecisionAsked:
+			got = "asked:" + strings.Join(res.Intents, "|")
 		case got == "" && res.Decision == route.DecisionBailedOut && len(res.BailOuts) > 0:
 			got = "halt:" + string(res.BailOuts[len(res.BailOuts)-1].Code)
 		case got == "":

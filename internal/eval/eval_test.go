@@ -47,6 +47,12 @@ func TestScore(t *testing.T) {
 	}
 }
 
+// mustAsk are the benchmark's unordered two-intent tasks. AM014 ("triage
+// PR 5 ..., then assign reviewers, then close stale issues") is ordered:
+// the router runs its first step when the model picks it, and asks
+// otherwise.
+var mustAsk = map[string]bool{"SR010": true, "SR011": true}
+
 // TestReplayUpstreamRuns re-scores the four recorded upstream runs through
 // today's parser, detector, salvage and validation: the score must never
 // be lower than upstream's, and salvage must never run a wrong act or
@@ -100,14 +106,23 @@ func TestReplayUpstreamRuns(t *testing.T) {
 				if res.Error != "" {
 					t.Errorf("%s: %s", res.Task.ID, res.Error)
 				}
+				// A request with two intents gets a question, never a
+				// dispatch (issue 16 part 6): SR010 and SR011 were wrong
+				// triage_pull_request (act) dispatches on two runs.
+				if mustAsk[res.Task.ID] && (res.Decision != route.DecisionAsked || res.Wrong || res.Dispatched != "") {
+					t.Errorf("%s: decision %s, dispatched %q, wrong %v; want a question", res.Task.ID, res.Decision, res.Dispatched, res.Wrong)
+				}
+				if res.Decision == route.DecisionAsked && !mustAsk[res.Task.ID] && res.Task.ID != "AM014" {
+					t.Errorf("%s: asked on a single-intent request (%q)", res.Task.ID, res.Reply)
+				}
 				// The grounding check must never stop a call the model got
 				// right: the task's expected macro with its arguments.
 				if slices.Contains(res.BailOuts, string(route.BailUngroundedArguments)) && res.Score.Verdict == "full" {
 					t.Errorf("%s: grounding stopped a right call: %s %s", res.Task.ID, res.Routed, res.Args)
 				}
 			}
-			t.Logf("%s: ours %.2f%% (dispatched-only %.2f%%), upstream %.2f%%, bail-outs %v, salvaged %d, wrong dispatches %d",
-				run.ModelID, rep.Percent, rep.Strict, rep.Upstream, rep.BailOuts, rep.Salvaged, rep.WrongDispatches)
+			t.Logf("%s: ours %.2f%% (dispatched-only %.2f%%), upstream %.2f%%, bail-outs %v, salvaged %d, asked %d, wrong dispatches %d %v",
+				run.ModelID, rep.Percent, rep.Strict, rep.Upstream, rep.BailOuts, rep.Salvaged, rep.Asked, rep.WrongDispatches, rep.WrongByRisk)
 		})
 	}
 }

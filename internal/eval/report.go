@@ -9,9 +9,9 @@ import (
 )
 
 // WriteText prints a report for people: the headline (and the upstream
-// figure for a replay), subtotals, bail-outs, salvages, wrong dispatches,
-// latency, the confusion matrix, and every task that changed verdict
-// against upstream.
+// figure for a replay), subtotals, bail-outs, salvages, questions asked,
+// wrong dispatches, latency, the confusion matrix, and every task that
+// changed verdict against upstream.
 func WriteText(w io.Writer, rep *Report) {
 	fmt.Fprintf(w, "model %s, %d tasks\n", rep.Model, rep.Tasks)
 	fmt.Fprintf(w, "score %.2f%% (%.1f / %.0f points; upstream rule)", rep.Percent, rep.Points, rep.Max)
@@ -19,7 +19,8 @@ func WriteText(w io.Writer, rep *Report) {
 		fmt.Fprintf(w, "; upstream recorded %.2f%%", rep.Upstream)
 	}
 	fmt.Fprintf(w, "; dispatched-only %.2f%%\n", rep.Strict)
-	fmt.Fprintf(w, "bail-outs %d%s; salvaged %d; escalated %d; halted %d\n", sum(rep.BailOuts), codes(rep.BailOuts), rep.Salvaged, rep.Escalated, rep.Halted)
+	fmt.Fprintf(w, "bail-outs %d%s; salvaged %d; escalated %d; halted %d; asked %d (naming the expected macro %d)\n", sum(rep.BailOuts), codes(rep.BailOuts),
+		rep.Salvaged, rep.Escalated, rep.Halted, rep.Asked, rep.AskedNamedExpected)
 	fmt.Fprintf(w, "wrong dispatches %d (read %d, act %d, dangerous %d); of them by salvage: act %d, dangerous %d\n",
 		rep.WrongDispatches, rep.WrongByRisk["read"], rep.WrongByRisk["act"], rep.WrongByRisk["dangerous"],
 		rep.WrongBySalvage["act"], rep.WrongBySalvage["dangerous"])

@@ -4,10 +4,11 @@
 // offers the model the relevant macros (package catalog retrieves them
 // above [RetrievalOptions.Threshold]), judges its answer with the bail-out
 // detector ([BailOut], [DetectText], [DetectEscalation]) and the grounding
-// check ([Ungrounded]), escalates to a fallback model or salvages a call
-// written as text when that is safe, and hands the arguments it validated
-// to [runtime.Dispatcher.DispatchValid]. A [TurnResult] says what the
-// turn did and why ([Decision]).
+// check ([Ungrounded]), asks which to run first when the request asks for
+// two different macros ([DetectIntents]), escalates to a fallback model or
+// salvages a call written as text when that is safe, and hands the
+// arguments it validated to [runtime.Dispatcher.DispatchValid]. A
+// [TurnResult] says what the turn did and why ([Decision]).
 //
 // In explore mode ([ExploreOptions]) a turn is an agent loop over the
 // macros and package explore's tools, sharing one page per conversation.

@@ -369,6 +369,11 @@ func (c *Conversation) Turn(ctx context.Context, request string) (*TurnResult, e
 			return res, err
 		}
 		call, bail := r.judge(resp, c.textBail, dispatched, ground)
+		if asked, later := c.twoIntents(res, request, call, bail); asked {
+			return res, nil
+		} else if later != nil {
+			defer later()
+		}
 		if bail == nil {
 			if call == nil {
 				res.Decision = DecisionReplied

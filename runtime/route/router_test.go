@@ -130,7 +130,7 @@ func TestRouterTurns(t *testing.T) {
 		{name: "two calls in text halt", model: answers("m", text(`[{"name":"greet","arguments":{"name":"A"}},{"name":"greet","arguments":{"name":"B"}}]`)),
 			want: DecisionBailedOut, bail: []BailOutCode{BailMultipleCalls}},
 		{name: "two different native calls run neither", model: answers("m", natives(`greet`, `{"name":"Ada"}`, `add_customer`, `{"name":"Bo"}`)),
-			request: "greet Ada and add Bo", want: DecisionBailedOut, bail: []BailOutCode{BailMultipleCalls}},
+			request: "greet Ada or add Bo", want: DecisionBailedOut, bail: []BailOutCode{BailMultipleCalls}},
 		{name: "two native calls to one macro with different arguments run neither", model: answers("m", natives(`greet`, `{"name":"Ada"}`, `greet`, `{"name":"Bo"}`)),
 			request: "greet Ada and Bo", want: DecisionBailedOut, bail: []BailOutCode{BailMultipleCalls}},
 		{name: "the same native call twice runs once", model: answers("m", natives(`greet`, `{"name":"Ada"}`, `greet`, `{ "name": "Ada" }`), text("Hi.")),

@@ -29,6 +29,11 @@ const (
 	// DecisionStepCap: an explore turn reached MaxExploreSteps calls
 	// before the model answered.
 	DecisionStepCap Decision = "step_cap"
+	// DecisionAsked: the request asks for two or more different macros at
+	// once (DetectIntents); the reply names them and asks which to run
+	// first, and nothing ran. An ordered request ("X, then Y") whose first
+	// step the model picked runs that step instead.
+	DecisionAsked Decision = "asked"
 )
 
 // TurnCall is one call a turn made: a macro, or a raw tool in explore mode.
@@ -70,6 +75,11 @@ type TurnResult struct {
 	Reply     string    `json:"reply"`
 	BailOuts  []BailOut `json:"bail_outs,omitempty"`
 	Escalated bool      `json:"escalated,omitempty"`
+	// Intents are the macros the request asks for when it asks for
+	// several (DetectIntents), in the request's order: the ones the
+	// question names (DecisionAsked), or the steps of an ordered request
+	// whose first one ran.
+	Intents []string `json:"intents,omitempty"`
 	// Model is the model whose answer decided the turn.
 	Model        string        `json:"model"`
 	ModelCalls   int           `json:"model_calls"`

@@ -284,7 +284,7 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	status := http.StatusOK
-	if res.Decision == route.DecisionFailed || res.Decision == route.DecisionBailedOut || (res.Outcome != nil && !res.Outcome.OK) {
+	if res.Decision == route.DecisionFailed || res.Decision == route.DecisionBailedOut || res.Decision == route.DecisionAsked || (res.Outcome != nil && !res.Outcome.OK) {
 		status = http.StatusUnprocessableEntity
 	}
 	writeJSON(w, status, out)
