@@ -14,7 +14,28 @@ import (
 	"github.com/macrokit/macrokit-go/runtime/route"
 )
 
-const benchDir = "../../../shared/data/macrokit-bench"
+// benchDir is the shared benchmark data: shared/data/macrokit-bench in the
+// nearest directory above the package that has it (../../../ from the main
+// checkout, one more level from a worktree under wt/).
+var benchDir = findBench()
+
+func findBench() string {
+	dir, err := filepath.Abs(".")
+	if err != nil {
+		return "../../../shared/data/macrokit-bench"
+	}
+	for {
+		p := filepath.Join(dir, "shared", "data", "macrokit-bench")
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "../../../shared/data/macrokit-bench"
+		}
+		dir = up
+	}
+}
 
 func TestScore(t *testing.T) {
 	task := Task{ID: "T", Expected: Expectation{Tool: "a", Args: map[string]any{"n": json.Number("5"), "s": "x"}},
