@@ -126,9 +126,19 @@ func TestReplayUpstreamRuns(t *testing.T) {
 				if slices.Contains(res.BailOuts, string(route.BailUngroundedArguments)) && res.Score.Verdict == "full" {
 					t.Errorf("%s: grounding stopped a right call: %s %s", res.Task.ID, res.Routed, res.Args)
 				}
+				// The consequential-argument rule must never reset a value the
+				// task expects: a request that asks must be heard.
+				for _, p := range res.Resets {
+					if res.Routed == res.Task.Expected.Tool {
+						if _, expected := res.Task.Expected.Args[p]; expected {
+							t.Errorf("%s: reset %s although the task expects it: %q", res.Task.ID, p, res.Task.Prompt)
+						}
+					}
+				}
 			}
-			t.Logf("%s: ours %.2f%% (dispatched-only %.2f%%), upstream %.2f%%, bail-outs %v, salvaged %d, wrong dispatches %d",
-				run.ModelID, rep.Percent, rep.Strict, rep.Upstream, rep.BailOuts, rep.Salvaged, rep.WrongDispatches)
+			t.Logf("%s: ours %.2f%% (dispatched-only %.2f%%), upstream %.2f%%, bail-outs %v, salvaged %d, wrong dispatches %d %v, consequential resets %d %v, unasked ran %d",
+				run.ModelID, rep.Percent, rep.Strict, rep.Upstream, rep.BailOuts, rep.Salvaged, rep.WrongDispatches, rep.WrongByRisk,
+				rep.ConsequentialResets, rep.ResetsByParam, rep.UnaskedRan)
 		})
 	}
 }

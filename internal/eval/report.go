@@ -23,6 +23,7 @@ func WriteText(w io.Writer, rep *Report) {
 	fmt.Fprintf(w, "wrong dispatches %d (read %d, act %d, dangerous %d); of them by salvage: act %d, dangerous %d\n",
 		rep.WrongDispatches, rep.WrongByRisk["read"], rep.WrongByRisk["act"], rep.WrongByRisk["dangerous"],
 		rep.WrongBySalvage["act"], rep.WrongBySalvage["dangerous"])
+	fmt.Fprintf(w, "consequential resets %d%s; unasked consequential values that ran %d\n", rep.ConsequentialResets, codes(rep.ResetsByParam), rep.UnaskedRan)
 	fmt.Fprintf(w, "mean model latency %s; mean routing overhead %s\n", rep.MeanLatency.Round(time.Millisecond), rep.MeanOverhead.Round(time.Microsecond))
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

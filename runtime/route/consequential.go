@@ -23,7 +23,7 @@ import (
 // neither the model's values nor the defaults can run.
 func (r *Router) resetUnasked(turn int, res *TurnResult, call *pendingCall) *runtime.Outcome {
 	m := call.Valid.Macro()
-	if m == nil || len(m.Consequential) == 0 {
+	if m == nil || len(m.Consequential) == 0 || r.Eval.NoConsequentialReset {
 		return nil
 	}
 	unasked := m.Unasked(call.Valid.JSON(), res.Request)

@@ -112,6 +112,10 @@ type EvalOptions struct {
 	// to an act or dangerous macro appear in the conversation
 	// (ungrounded_arguments), to measure the check.
 	NoGrounding bool
+	// NoConsequentialReset turns off the consequential-argument rule
+	// (resetUnasked): unasked consequential values run as the model gave
+	// them, to measure the rule.
+	NoConsequentialReset bool
 	// DryRun validates calls and records them without running handlers
 	// (chat --dry-run sets it too).
 	DryRun bool
