@@ -538,7 +538,7 @@ func triagePullRequestMacro() *runtime.Macro {
 			{Say: "what sort of change is pull/310 in tailwindlabs/tailwindcss, one line please", Args: json.RawMessage(`{"number":310,"owner":"tailwindlabs","repo":"tailwindcss"}`)},
 			{Say: "categorize the newest PR, number 18, in my-org/billing-api", Args: json.RawMessage(`{"number":18,"owner":"my-org","repo":"billing-api"}`)},
 			{Say: "triage PR 64 in grafana/loki and put the label on it for real", Args: json.RawMessage(`{"apply":true,"number":64,"owner":"grafana","repo":"loki"}`)},
-			{Say: "add the right type label to pull request 9 of octo-cat/dotfiles", Args: json.RawMessage(`{"apply":true,"number":9,"owner":"octo-cat","repo":"dotfiles"}`)},
+			{Say: "apply the right type label to pull request 9 of octo-cat/dotfiles", Args: json.RawMessage(`{"apply":true,"number":9,"owner":"octo-cat","repo":"dotfiles"}`)},
 		},
 		Env: []string{"GITHUB_API_URL", "GITHUB_TOKEN"},
 		Tests: []runtime.MacroTest{

@@ -157,3 +157,34 @@ func TestLoadTasksErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestExamplesAskForConsequentialValues keeps the specs' examples and
+// their asked_by phrases in step: an example that sets a consequential
+// argument says so in its own words, or the router would reset the very
+// call the example teaches.
+func TestExamplesAskForConsequentialValues(t *testing.T) {
+	reg, err := generated.Registry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, m := range reg.List() {
+		if len(m.Consequential) == 0 {
+			continue
+		}
+		for _, ex := range m.Examples {
+			valid, cerr := m.Validate(ex.Args)
+			if cerr != nil {
+				t.Errorf("%s: example %q: %v", m.Name, ex.Say, cerr)
+				continue
+			}
+			checked++
+			for _, u := range m.Unasked(valid.JSON(), ex.Say) {
+				t.Errorf("%s: example %q sets %s=%s without asking for it", m.Name, ex.Say, u.Param, u.Value)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no macro with consequential params has examples")
+	}
+}
