@@ -115,6 +115,11 @@ func (g *generator) macroCtor(m *macroInfo, f *jen.File) error {
 	if names := paramNames(s, func(p *spec.Property) bool { return p.Composed }); len(names) > 0 {
 		fields = append(fields, jen.Id("Composed").Op(":").Index().String().Values(names...))
 	}
+	if cs, err := consequentialParams(s); err != nil {
+		return err
+	} else if len(cs) > 0 {
+		fields = append(fields, jen.Id("Consequential").Op(":").Index().Qual(pkgRuntime, "Consequential").Values(multiline(cs)...))
+	}
 	if len(s.Examples) > 0 {
 		var exs []jen.Code
 		for _, e := range s.Examples {
@@ -303,4 +308,33 @@ func paramNames(s *spec.Spec, marked func(*spec.Property) bool) []jen.Code {
 		}
 	}
 	return out
+}
+
+// consequentialParams renders the `consequential:` params as
+// runtime.Consequential values: the param, its default as JSON and the
+// phrases that ask for a departure (derived ones included).
+func consequentialParams(s *spec.Spec) ([]jen.Code, error) {
+	var out []jen.Code
+	for _, p := range s.Params.Properties() {
+		if p.Consequential == nil {
+			continue
+		}
+		def, err := canonicalJSON(p.Default)
+		if err != nil {
+			return nil, fmt.Errorf("param %s: default: %w", p.Name, err)
+		}
+		d := jen.Dict{
+			jen.Id("Param"):   jen.Lit(p.Name),
+			jen.Id("Default"): jen.Qual(pkgJSON, "RawMessage").Call(stringLit(string(def))),
+		}
+		if len(p.Consequential.Phrases) > 0 {
+			var ph []jen.Code
+			for _, x := range p.Consequential.Phrases {
+				ph = append(ph, jen.Lit(x))
+			}
+			d[jen.Id("Phrases")] = jen.Index().String().Values(ph...)
+		}
+		out = append(out, jen.Values(d))
+	}
+	return out, nil
 }

@@ -6,10 +6,10 @@ import (
 
 // schemaJSON renders a params or result schema as it is embedded in the
 // generated code: canonical JSON (sorted keys, compact), `type: object` made
-// explicit at the top, and the macrokit `secret` and `split` annotations
-// removed everywhere they are schema keywords, so that the result is a
-// plain draft-07 schema (they are runtime.Macro.Secrets and .Splits
-// instead).
+// explicit at the top, and the macrokit annotations (`secret`, `split`,
+// `composed`, `consequential`) removed everywhere they are schema keywords,
+// so that the result is a plain draft-07 schema (they are
+// runtime.Macro.Secrets, .Splits, .Composed and .Consequential instead).
 func schemaJSON(s *spec.Schema) (string, error) {
 	raw := map[string]any{}
 	if s != nil && s.Raw != nil {
@@ -26,8 +26,8 @@ func schemaJSON(s *spec.Schema) (string, error) {
 	return string(b), nil
 }
 
-// stripSecret returns a copy of the schema v without `secret` and `split`
-// keywords. It descends only into the keywords whose values are schemas, so
+// stripSecret returns a copy of the schema v without the macrokit
+// annotation keywords. It descends only into the keywords whose values are schemas, so
 // a property called "secret", or `secret` inside a default, enum or const
 // value, stays.
 func stripSecret(v any) any {
@@ -38,7 +38,7 @@ func stripSecret(v any) any {
 	out := make(map[string]any, len(m))
 	for k, val := range m {
 		switch k {
-		case "secret", "split", "composed":
+		case "secret", "split", "composed", "consequential":
 			continue
 		case "properties", "patternProperties", "definitions":
 			out[k] = mapSchemas(val, stripSecret)

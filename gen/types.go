@@ -245,6 +245,9 @@ func fieldDoc(p *spec.Property, owner, nt *namedType) string {
 	if p.Secret {
 		parts = append(parts, "Secret: redacted from traces, evidence and logs.")
 	}
+	if p.Consequential != nil {
+		parts = append(parts, "Consequential: the router resets it to the default when the request does not ask for another value.")
+	}
 	return strings.Join(parts, " ")
 }
 

@@ -23,9 +23,9 @@ type CloseStaleIssuesParams struct {
 	MaxComments int64 `json:"maxComments"`
 	// ExcludeLabels: issues carrying any of these labels are never stale. Default ["bug","security","pinned","good first issue"] (applied by the runtime when the argument is omitted).
 	ExcludeLabels []string `json:"excludeLabels"`
-	// Apply: false (default) only lists the stale issues (dry run); true comments on and closes every one listed. Set true only when the user asks to actually close them. Default false (applied by the runtime when the argument is omitted).
+	// Apply: false (default) only lists the stale issues (dry run); true comments on and closes every one listed. Set true only when the user asks to actually close them. Default false (applied by the runtime when the argument is omitted). Consequential: the router resets it to the default when the request does not ask for another value.
 	Apply bool `json:"apply"`
-	// Max: the most issues to list or close in one call (default 200; GitHub returns at most 100 at a time). Default 200 (applied by the runtime when the argument is omitted).
+	// Max: the most issues to list or close in one call (default 200; GitHub returns at most 100 at a time). Default 200 (applied by the runtime when the argument is omitted). Consequential: the router resets it to the default when the request does not ask for another value.
 	Max int64 `json:"max"`
 }
 
@@ -353,6 +353,17 @@ func closeStaleIssuesMacro() *runtime.Macro {
 			Param:   "repo",
 			Pattern: "^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<repo>[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*)$",
 		}},
+		Consequential: []runtime.Consequential{
+			{
+				Default: json.RawMessage(`false`),
+				Param:   "apply",
+				Phrases: []string{"apply", "close stale", "close the stale", "close them", "close those", "close all", "close up to", "actually close", "go ahead and close", "clean up", "for real", "don't just list"},
+			},
+			{
+				Default: json.RawMessage(`200`),
+				Param:   "max",
+			},
+		},
 		Examples: []runtime.Example{
 			{Say: "which issues in prometheus/alertmanager have gone stale?", Args: json.RawMessage(`{"owner":"prometheus","repo":"alertmanager"}`)},
 			{Say: "list issues in my-org/web-app open for over a year with no comments at all", Args: json.RawMessage(`{"maxComments":0,"minDaysOpen":365,"owner":"my-org","repo":"web-app"}`)},

@@ -19,7 +19,7 @@ type TriageIssueParams struct {
 	Repo string `json:"repo"`
 	// Number: the issue number, as in issue #123 or .../issues/123. Required.
 	Number int64 `json:"number"`
-	// Apply: false (default) only reports; true also writes the labels on the issue. Set true only when the user asks to apply or write the labels for real, not for a dry run. Default false (applied by the runtime when the argument is omitted).
+	// Apply: false (default) only reports; true also writes the labels on the issue. Set true only when the user asks to apply or write the labels for real, not for a dry run. Default false (applied by the runtime when the argument is omitted). Consequential: the router resets it to the default when the request does not ask for another value.
 	Apply bool `json:"apply"`
 }
 
@@ -492,6 +492,13 @@ func triageIssueMacro() *runtime.Macro {
 			Param:   "repo",
 			Pattern: "^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<repo>[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*)$",
 		}},
+		Consequential: []runtime.Consequential{
+			{
+				Default: json.RawMessage(`false`),
+				Param:   "apply",
+				Phrases: []string{"apply", "write the label", "write the labels", "put the label", "put the labels", "label it", "actually label", "go ahead and label", "for real", "not a dry run", "don't just dry-run"},
+			},
+		},
 		Examples: []runtime.Example{
 			{Say: "triage issue 5120 in hashicorp/terraform", Args: json.RawMessage(`{"number":5120,"owner":"hashicorp","repo":"terraform"}`)},
 			{Say: "is issue #88 on pallets/flask a bug report or a feature request?", Args: json.RawMessage(`{"number":88,"owner":"pallets","repo":"flask"}`)},

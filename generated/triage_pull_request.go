@@ -19,7 +19,7 @@ type TriagePullRequestParams struct {
 	Repo string `json:"repo"`
 	// Number: the pull request number, as in PR #123 or .../pull/123. Required.
 	Number int64 `json:"number"`
-	// Apply: false (default) only reports the bucket; true also writes the label on the pull request. Set true only when the user asks to apply or write the label for real, not for a dry run. Default false (applied by the runtime when the argument is omitted).
+	// Apply: false (default) only reports the bucket; true also writes the label on the pull request. Set true only when the user asks to apply or write the label for real, not for a dry run. Default false (applied by the runtime when the argument is omitted). Consequential: the router resets it to the default when the request does not ask for another value.
 	Apply bool `json:"apply"`
 }
 
@@ -525,13 +525,20 @@ func triagePullRequestMacro() *runtime.Macro {
 			Param:   "repo",
 			Pattern: "^(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<repo>[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*)$",
 		}},
+		Consequential: []runtime.Consequential{
+			{
+				Default: json.RawMessage(`false`),
+				Param:   "apply",
+				Phrases: []string{"apply", "write the label", "write the labels", "put the label", "put the labels", "label it", "actually label", "go ahead and label", "for real", "not a dry run", "don't just dry-run"},
+			},
+		},
 		Examples: []runtime.Example{
 			{Say: "triage pull request 4821 in kubernetes/ingress-nginx", Args: json.RawMessage(`{"number":4821,"owner":"kubernetes","repo":"ingress-nginx"}`)},
 			{Say: "is PR #77 on spf13/cobra a bug fix or a new feature?", Args: json.RawMessage(`{"number":77,"owner":"spf13","repo":"cobra"}`)},
 			{Say: "what sort of change is pull/310 in tailwindlabs/tailwindcss, one line please", Args: json.RawMessage(`{"number":310,"owner":"tailwindlabs","repo":"tailwindcss"}`)},
 			{Say: "categorize the newest PR, number 18, in my-org/billing-api", Args: json.RawMessage(`{"number":18,"owner":"my-org","repo":"billing-api"}`)},
 			{Say: "triage PR 64 in grafana/loki and put the label on it for real", Args: json.RawMessage(`{"apply":true,"number":64,"owner":"grafana","repo":"loki"}`)},
-			{Say: "add the right type label to pull request 9 of octo-cat/dotfiles", Args: json.RawMessage(`{"apply":true,"number":9,"owner":"octo-cat","repo":"dotfiles"}`)},
+			{Say: "apply the right type label to pull request 9 of octo-cat/dotfiles", Args: json.RawMessage(`{"apply":true,"number":9,"owner":"octo-cat","repo":"dotfiles"}`)},
 		},
 		Env: []string{"GITHUB_API_URL", "GITHUB_TOKEN"},
 		Tests: []runtime.MacroTest{

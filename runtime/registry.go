@@ -51,7 +51,11 @@ type Macro struct {
 	// true`: a message, a title): Ungrounded does not look for them in the
 	// conversation.
 	Composed []string
-	Examples []Example
+	// Consequential are the params that turn a dry run into a write or
+	// widen an effect (`consequential:`): a call whose value departs from
+	// the default without the request asking for it is Unasked.
+	Consequential []Consequential
+	Examples      []Example
 	// Env lists the environment variables the macro's templates read
 	// ({{ env.NAME }}), sorted. Recorders use it to keep deployment URLs
 	// out of fixtures.

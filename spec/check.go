@@ -97,6 +97,7 @@ func (c *checker) check() {
 	root := &scope{names: map[string]*Var{}}
 	c.steps(s.Steps, root)
 	c.consequential()
+	c.checkConsequentialRisk()
 	if s.Returns != nil && s.Result != nil {
 		c.returns(s.Returns, s.Result.Type, root)
 	}

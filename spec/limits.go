@@ -43,6 +43,17 @@ const (
 	MaxDiagnostics = 100
 )
 
+// The bounds of a `consequential: {asked_by: [...]}` list: enough for the
+// ways people ask ("apply", "for real", "go ahead and close"), few enough
+// that the phrases stay a reviewable list rather than a dictionary that
+// asks for everything.
+const (
+	// MaxAskedBy bounds the phrases of one consequential parameter.
+	MaxAskedBy = 32
+	// MaxAskedByWords bounds the words of one phrase.
+	MaxAskedByWords = 8
+)
+
 // tooMany stops reading a file that has MaxDiagnostics problems; safely
 // recovers it.
 type tooMany struct{}

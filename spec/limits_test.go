@@ -23,6 +23,12 @@ func specWith(name, intent, steps string) []byte {
 	return []byte(fmt.Sprintf("macrokit: 1\nname: %s\nversion: 1.0.0\nintent: %s\nrisk: read\nsteps:\n%s", name, intent, steps))
 }
 
+// askedBy is an act macro whose one parameter lists n asked_by phrases.
+func askedBy(n int) []byte {
+	return []byte("macrokit: 1\nname: asks\nversion: 1.0.0\nintent: x\nrisk: act\n" +
+		"params: {properties: {a: {type: boolean, default: false, consequential: {asked_by: [" + numbered("say %d", n, ", ") + "]}}}}\nsteps:\n" + oneStep)
+}
+
 const oneStep = "  - goto: https://example.com\n"
 
 // nestedSteps is a macro with n steps at the top level and m in a foreach.
@@ -143,6 +149,8 @@ func TestBadSpecs(t *testing.T) {
 		{name: "enum of 1001 values", data: specWith("enum", "x", oneStep+"params: {properties: {t: {type: string, enum: ["+strings.Repeat("a,", 1000)+"b]}}}\n"),
 			want: "8:2048: a list has more than 1000 items, the limit"},
 		{name: "enum of 1000 values", data: specWith("enum", "x", oneStep+"params: {properties: {t: {type: string, enum: ["+numbered("v%d", 1000, ", ")+"]}}}\n")},
+		{name: "33 asked_by phrases", data: askedBy(33), want: "6:331: params.properties.a.consequential.asked_by: asked_by lists 33 phrases, more than 32"},
+		{name: "32 asked_by phrases", data: askedBy(MaxAskedBy)},
 		{name: "1001 properties", data: specWith("props", "x", oneStep+"params: {properties: {"+numbered("p%d: {}", 1001, ", ")+"}}\n"),
 			want: "8:"},
 		{name: "1000 parameters, 10,000 unknown references", data: specWith("refs", "x",

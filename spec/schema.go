@@ -13,7 +13,7 @@ import (
 )
 
 // schemaKeywords are the draft-07 keywords params and result may use, plus
-// macrokit's `secret`, `split` and `composed` annotations.
+// macrokit's `secret`, `split`, `composed` and `consequential` annotations.
 var schemaKeywords = []string{
 	"$schema", "$comment", "title", "description", "default", "readOnly", "writeOnly", "examples",
 	"multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength",
@@ -21,7 +21,7 @@ var schemaKeywords = []string{
 	"contains", "maxProperties", "minProperties", "required", "additionalProperties",
 	"properties", "patternProperties", "dependencies", "propertyNames", "const", "enum", "type",
 	"format", "contentMediaType", "contentEncoding", "if", "then", "else", "allOf", "anyOf",
-	"oneOf", "not", "secret", "split", "composed",
+	"oneOf", "not", "secret", "split", "composed", "consequential",
 }
 
 // unsupportedKeywords are valid draft-07 keywords macrokit rejects, and why.
@@ -35,6 +35,7 @@ var unsupportedKeywords = map[string]string{
 var keywordKinds = map[string][]Kind{
 	"minLength": {KindString}, "maxLength": {KindString}, "pattern": {KindString}, "format": {KindString},
 	"split":            {KindString},
+	"consequential":    {KindBoolean, KindInteger, KindNumber, KindString},
 	"contentMediaType": {KindString}, "contentEncoding": {KindString},
 	"minimum": {KindInteger, KindNumber}, "maximum": {KindInteger, KindNumber},
 	"exclusiveMinimum": {KindInteger, KindNumber}, "exclusiveMaximum": {KindInteger, KindNumber},
@@ -342,6 +343,9 @@ func (p *parser) schemaProps(m *mapping) []*Property {
 						}
 					}
 				}
+				if cn := sm.get("consequential"); cn != nil {
+					prop.Consequential = p.consequentialParam(cn, path, prop)
+				}
 			}
 			props = append(props, prop)
 		}
@@ -396,6 +400,8 @@ func kindsText(kinds []Kind) string {
 	var s []string
 	for _, k := range kinds {
 		switch k {
+		case KindBoolean:
+			s = append(s, "booleans")
 		case KindString:
 			s = append(s, "strings")
 		case KindInteger:

@@ -59,8 +59,12 @@ type Property struct {
 	// (`composed: true`: a message, a title) rather than takes from the
 	// request, so the router's grounding check skips it.
 	Composed bool
-	Required bool // listed in the schema's required (for primitives: must be given)
-	Pos      Pos  // where the property is declared
+	// Consequential is the `consequential:` annotation of a top-level
+	// parameter that turns a dry run into a write or widens an effect; nil
+	// when there is none.
+	Consequential *ConsequentialParam
+	Required      bool // listed in the schema's required (for primitives: must be given)
+	Pos           Pos  // where the property is declared
 }
 
 // Scalar returns a type of the given scalar kind (or KindAny).

@@ -22,6 +22,7 @@ func evalCommand(cfg *Config) *cli.Command {
 		&cli.IntFlag{Name: "top-k", Value: catalog.DefaultK, Usage: "macros offered per turn above --catalog-threshold"},
 		&cli.IntFlag{Name: "catalog-threshold", Value: catalog.DefaultThreshold, Usage: "registry size above which retrieval picks the offered macros"},
 		&cli.BoolFlag{Name: "no-grounding", Usage: "turn off the check that an act or dangerous call's required values appear in the request (to measure it)"},
+		&cli.BoolFlag{Name: "no-consequential-reset", Usage: "run consequential arguments the request did not ask for as the model gave them instead of resetting them (to measure the rule)"},
 		&cli.BoolFlag{Name: "progress", Usage: "print one line per task on stderr"},
 		&cli.StringFlag{Name: "baseline", Usage: "a previous build's `eval --format json` report: list the tasks whose score or wrong-dispatch mark changed"},
 	}
@@ -48,7 +49,7 @@ by feeding each recorded native call or raw text through this runtime.`,
 				return err
 			}
 			opts := EvalOptions{Tasks: c.StringSlice("tasks"), Format: c.String("format"), TopK: c.Int("top-k"),
-				CatalogThreshold: c.Int("catalog-threshold"), NoGrounding: c.Bool("no-grounding"), Progress: c.Bool("progress"), Baseline: c.String("baseline"),
+				CatalogThreshold: c.Int("catalog-threshold"), NoGrounding: c.Bool("no-grounding"), NoConsequentialReset: c.Bool("no-consequential-reset"), Progress: c.Bool("progress"), Baseline: c.String("baseline"),
 				Models: modelOptions(c)}
 			return runEval(c.Context, newEnv(c, cfg), opts)
 		},
@@ -61,6 +62,7 @@ type EvalOptions struct {
 	Format                 string
 	TopK, CatalogThreshold int
 	NoGrounding            bool
+	NoConsequentialReset   bool
 	Progress               bool
 	Baseline               string // a previous report to diff against
 
@@ -106,7 +108,7 @@ func runEval(ctx context.Context, env *Env, o EvalOptions) error {
 	}
 	r := &route.Router{Registry: cfg.Registry, Model: model, Fallback: fallback, History: -1,
 		Retrieval: route.RetrievalOptions{TopK: o.TopK, Threshold: o.CatalogThreshold},
-		Eval:      route.EvalOptions{DryRun: true, NoSummary: true, NoGrounding: o.NoGrounding}}
+		Eval:      route.EvalOptions{DryRun: true, NoSummary: true, NoGrounding: o.NoGrounding, NoConsequentialReset: o.NoConsequentialReset}}
 	var prev *eval.Report
 	if o.Baseline != "" {
 		if prev, err = eval.ReadReport(o.Baseline); err != nil {

@@ -59,6 +59,11 @@ type TaskResult struct {
 	Reply     string        `json:"reply,omitempty"`
 	Error     string        `json:"error,omitempty"`
 	WrongRisk runtime.Risk  `json:"wrong_risk,omitempty"`
+	// Resets are the consequential params the router reset because the
+	// request did not ask for the model's value; Unasked those that ran
+	// with a value departing from the default that the task did not expect.
+	Resets  []string `json:"consequential_resets,omitempty"`
+	Unasked []string `json:"unasked_ran,omitempty"`
 }
 
 // Group is a score subtotal.
@@ -98,8 +103,15 @@ type Report struct {
 	WrongDispatches int                  `json:"wrong_dispatches"`
 	WrongByRisk     map[runtime.Risk]int `json:"wrong_by_risk"`
 	WrongBySalvage  map[runtime.Risk]int `json:"wrong_by_salvage"`
-	MeanLatency     time.Duration        `json:"mean_latency"`
-	MeanOverhead    time.Duration        `json:"mean_overhead"`
+	// ConsequentialResets counts the calls the consequential-argument rule
+	// reset (ResetsByParam: per macro.param); UnaskedRan the dispatched
+	// calls that still carried a consequential value the task did not
+	// expect (the rule's misses: a phrase that asked for something else).
+	ConsequentialResets int            `json:"consequential_resets"`
+	ResetsByParam       map[string]int `json:"resets_by_param,omitempty"`
+	UnaskedRan          int            `json:"unasked_ran"`
+	MeanLatency         time.Duration  `json:"mean_latency"`
+	MeanOverhead        time.Duration  `json:"mean_overhead"`
 	// Confusion[expected][routed] counts tasks; routed is a macro, None,
 	// "halt:CODE" when the turn bailed out without a macro, or
 	// "asked:A|B" when it asked which of A and B to run first.
@@ -129,7 +141,7 @@ type Options struct {
 // on the world) and Eval.NoSummary.
 func Run(ctx context.Context, r *route.Router, tasks []Task, opts Options) (*Report, error) {
 	rep := &Report{Model: r.Model.Name(), ByBucket: map[string]*Group{}, ByDiff: map[string]*Group{}, BailOuts: map[string]int{},
-		WrongByRisk: map[runtime.Risk]int{}, WrongBySalvage: map[runtime.Risk]int{}, Confusion: map[string]map[string]int{}}
+		WrongByRisk: map[runtime.Risk]int{}, WrongBySalvage: map[runtime.Risk]int{}, Confusion: map[string]map[string]int{}, ResetsByParam: map[string]int{}}
 	var latency, overhead time.Duration
 	var strict float64
 	for _, t := range tasks {
@@ -151,6 +163,21 @@ func Run(ctx context.Context, r *route.Router, tasks []Task, opts Options) (*Rep
 		for _, b := range res.BailOuts {
 			tr.BailOuts = append(tr.BailOuts, string(b.Code))
 			rep.BailOuts[string(b.Code)]++
+		}
+		for _, u := range res.Resets {
+			tr.Resets = append(tr.Resets, u.Param)
+			rep.ResetsByParam[res.Macro+"."+u.Param]++
+		}
+		if len(res.Resets) > 0 {
+			rep.ConsequentialResets++
+		}
+		if res.Dispatched() {
+			if m, ok := r.Registry.Lookup(res.Macro); ok {
+				tr.Unasked = unexpected(m, res.CallArgs(), t)
+				if len(tr.Unasked) > 0 {
+					rep.UnaskedRan++
+				}
+			}
 		}
 		tr.Score = Score(t, tr.Routed, res.CallArgs()) // the values the macro got, secrets too
 		tr.Strict = Score(t, tr.Dispatched, res.CallArgs())
@@ -250,6 +277,32 @@ func orNone(s string) string {
 		return None
 	}
 	return s
+}
+
+// unexpected lists the consequential params of a call to m whose value
+// departs from the default (Unasked over no request: nothing asks) and is
+// not the value the task expects for that macro.
+func unexpected(m *runtime.Macro, args json.RawMessage, t Task) []string {
+	var want map[string]any
+	switch {
+	case m.Name == t.Expected.Tool:
+		want = t.Expected.Args
+	case t.Alternative != nil && m.Name == t.Alternative.Tool:
+		want = t.Alternative.Args
+	}
+	var out []string
+	for _, u := range m.Unasked(args, "") {
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(u.Value))
+		dec.UseNumber()
+		if dec.Decode(&v) == nil {
+			if w, ok := want[u.Param]; ok && runtime.JSONEqual(w, v) {
+				continue
+			}
+		}
+		out = append(out, u.Param)
+	}
+	return out
 }
 
 // Score applies the upstream rule: 1 point for the expected tool, 1 for

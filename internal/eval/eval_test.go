@@ -14,7 +14,28 @@ import (
 	"github.com/macrokit/macrokit-go/runtime/route"
 )
 
-const benchDir = "../../../shared/data/macrokit-bench"
+// benchDir is the shared benchmark data: shared/data/macrokit-bench in the
+// nearest directory above the package that has it (../../../ from the main
+// checkout, one more level from a worktree under wt/).
+var benchDir = findBench()
+
+func findBench() string {
+	dir, err := filepath.Abs(".")
+	if err != nil {
+		return "../../../shared/data/macrokit-bench"
+	}
+	for {
+		p := filepath.Join(dir, "shared", "data", "macrokit-bench")
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "../../../shared/data/macrokit-bench"
+		}
+		dir = up
+	}
+}
 
 func TestScore(t *testing.T) {
 	task := Task{ID: "T", Expected: Expectation{Tool: "a", Args: map[string]any{"n": json.Number("5"), "s": "x"}},
@@ -120,9 +141,19 @@ func TestReplayUpstreamRuns(t *testing.T) {
 				if slices.Contains(res.BailOuts, string(route.BailUngroundedArguments)) && res.Score.Verdict == "full" {
 					t.Errorf("%s: grounding stopped a right call: %s %s", res.Task.ID, res.Routed, res.Args)
 				}
+				// The consequential-argument rule must never reset a value the
+				// task expects: a request that asks must be heard.
+				for _, p := range res.Resets {
+					if res.Routed == res.Task.Expected.Tool {
+						if _, expected := res.Task.Expected.Args[p]; expected {
+							t.Errorf("%s: reset %s although the task expects it: %q", res.Task.ID, p, res.Task.Prompt)
+						}
+					}
+				}
 			}
-			t.Logf("%s: ours %.2f%% (dispatched-only %.2f%%), upstream %.2f%%, bail-outs %v, salvaged %d, asked %d, wrong dispatches %d %v",
-				run.ModelID, rep.Percent, rep.Strict, rep.Upstream, rep.BailOuts, rep.Salvaged, rep.Asked, rep.WrongDispatches, rep.WrongByRisk)
+			t.Logf("%s: ours %.2f%% (dispatched-only %.2f%%), upstream %.2f%%, bail-outs %v, salvaged %d, asked %d, wrong dispatches %d %v, consequential resets %d %v, unasked ran %d",
+				run.ModelID, rep.Percent, rep.Strict, rep.Upstream, rep.BailOuts, rep.Salvaged, rep.Asked, rep.WrongDispatches, rep.WrongByRisk,
+				rep.ConsequentialResets, rep.ResetsByParam, rep.UnaskedRan)
 		})
 	}
 }
@@ -187,5 +218,36 @@ func TestStoriesAndChanges(t *testing.T) {
 			t.Errorf("%s: changes %+v, want one for %s", run.ModelID, ch, rep.Results[0].Task.ID)
 		}
 		t.Logf("%s: autonomous %.2f%%, with confirmation %.2f%% (%d confirmed), wrong by risk %v / %v", run.ModelID, rep.Percent, w.Percent, w.Confirmed, rep.WrongByRisk, w.WrongByRisk)
+	}
+}
+
+// TestExamplesAskForConsequentialValues keeps the specs' examples and
+// their asked_by phrases in step: an example that sets a consequential
+// argument says so in its own words, or the router would reset the very
+// call the example teaches.
+func TestExamplesAskForConsequentialValues(t *testing.T) {
+	reg, err := generated.Registry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, m := range reg.List() {
+		if len(m.Consequential) == 0 {
+			continue
+		}
+		for _, ex := range m.Examples {
+			valid, cerr := m.Validate(ex.Args)
+			if cerr != nil {
+				t.Errorf("%s: example %q: %v", m.Name, ex.Say, cerr)
+				continue
+			}
+			checked++
+			for _, u := range m.Unasked(valid.JSON(), ex.Say) {
+				t.Errorf("%s: example %q sets %s=%s without asking for it", m.Name, ex.Say, u.Param, u.Value)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no macro with consequential params has examples")
 	}
 }

@@ -28,6 +28,7 @@ func WriteText(w io.Writer, rep *Report) {
 		fmt.Fprintf(w, "with confirmation: score %.2f%% (%d recovered act call(s) confirmed); wrong dispatches %d (read %d, act %d, dangerous %d)\n",
 			c.Percent, c.Confirmed, c.WrongDispatches, c.WrongByRisk["read"], c.WrongByRisk["act"], c.WrongByRisk["dangerous"])
 	}
+	fmt.Fprintf(w, "consequential resets %d%s; unasked consequential values that ran %d\n", rep.ConsequentialResets, codes(rep.ResetsByParam), rep.UnaskedRan)
 	fmt.Fprintf(w, "mean model latency %s; mean routing overhead %s\n", rep.MeanLatency.Round(time.Millisecond), rep.MeanOverhead.Round(time.Microsecond))
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

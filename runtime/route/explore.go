@@ -202,6 +202,12 @@ func (c *Conversation) exploreRun(ctx context.Context, res *TurnResult, call *pe
 		r.event(c.turn, "normalized", map[string]any{"macro": call.Name, "repairs": call.Repairs})
 	}
 	valid := call.Valid.Macro() != nil
+	if valid && !raw {
+		if o := r.resetUnasked(c.turn, res, call); o != nil {
+			res.Calls = append(res.Calls, turnCall(call.ID, call.Name, c.redactArgs(call.Name, call.Args), raw, o))
+			return o
+		}
+	}
 	t0 := time.Now()
 	var o *runtime.Outcome
 	c2 := runtime.Call{ID: call.ID, Name: call.Name, Args: call.Args, Turn: c.turn}
@@ -291,7 +297,7 @@ func callsLine(res *TurnResult) string {
 	if lastFail != nil && lastFail.Error != nil {
 		line += fmt.Sprintf(" (last failure: %s: %s)", lastFail.Name, runtime.Clip(lastFail.Error.Message, 160))
 	}
-	return line + "."
+	return line + "." + resetSentence(res.Resets)
 }
 
 // callsSoFar is a suffix naming the calls an interrupted turn made.

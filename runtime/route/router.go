@@ -117,6 +117,10 @@ type EvalOptions struct {
 	// to an act or dangerous macro appear in the conversation
 	// (ungrounded_arguments), to measure the check.
 	NoGrounding bool
+	// NoConsequentialReset turns off the consequential-argument rule
+	// (resetUnasked): unasked consequential values run as the model gave
+	// them, to measure the rule.
+	NoConsequentialReset bool
 	// DryRun validates calls and records them without running handlers
 	// (chat --dry-run sets it too).
 	DryRun bool
@@ -661,6 +665,11 @@ func (r *Router) run(ctx context.Context, turn int, res *TurnResult, call *pendi
 	if len(call.Repairs) > 0 {
 		r.event(turn, "normalized", map[string]any{"macro": call.Name, "repairs": call.Repairs})
 	}
+	if o := r.resetUnasked(turn, res, call); o != nil {
+		res.Outcome = o
+		res.Calls = append(res.Calls, turnCall(call.ID, call.Name, redact.JSON(call.Args, call.Valid.Macro().SecretsIn(ctx, call.Args)), false, o))
+		return
+	}
 	full := call.Valid.JSON()
 	res.Args = full
 	logged := redact.JSON(full, call.Valid.Macro().SecretsIn(ctx, full))
@@ -738,8 +747,11 @@ func toolContent(o *runtime.Outcome) string {
 	return string(b)
 }
 
-// outcomeLine states what happened, from the outcome alone.
-func outcomeLine(res *TurnResult) string {
+// outcomeLine states what happened, from the outcome alone, and which
+// consequential arguments were reset (resetNote).
+func outcomeLine(res *TurnResult) string { return outcomeText(res) + resetNote(res) }
+
+func outcomeText(res *TurnResult) string {
 	o := res.Outcome
 	switch {
 	case o == nil:

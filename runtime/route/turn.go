@@ -66,7 +66,11 @@ type TurnResult struct {
 	Macro   string           `json:"macro,omitempty"`
 	Args    json.RawMessage  `json:"args,omitempty"`
 	Repairs []runtime.Repair `json:"repairs,omitempty"`
-	Outcome *runtime.Outcome `json:"outcome,omitempty"`
+	// Resets are the consequential arguments the call set without the
+	// request asking, which ran with their defaults instead (the reply
+	// says so; docs/router.md "Consequential arguments").
+	Resets  []runtime.UnaskedArg `json:"consequential_resets,omitempty"`
+	Outcome *runtime.Outcome     `json:"outcome,omitempty"`
 	// Reply is the text for the user. After a dispatched call it ends with
 	// the router's own line stating the outcome from the evidence ("NAME
 	// ran: N check(s) passed." or "NAME failed: ..."), after the model's
