@@ -377,8 +377,8 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, in
 	if journalErr != nil {
 		return Failf("batch %s: the journal could not be written (%v); stopped before more rows ran", id, journalErr)
 	}
-	if err != nil {
-		return err
+	if err != nil && ctx.Err() == nil {
+		return err // the input could not be read again; Ctrl-C is not an error: the report says what ran
 	}
 	if rep != nil && (!rep.OK() || now != stamp) && ctx.Err() == nil {
 		fmt.Fprintf(env.Stderr, "batch %s: %s changed while the batch ran (it was checked before); the rows after the change did not run\n", id, in.path)

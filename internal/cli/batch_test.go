@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/macrokit/macrokit-go/internal/demosite"
 	htmlreport "github.com/macrokit/macrokit-go/internal/report"
@@ -185,5 +188,53 @@ func TestBatchDeliveryAndResume(t *testing.T) {
 	}
 	if n := customersLike(t, site.URL, "crash.example"); n != 4 {
 		t.Errorf("crash.example customers = %d, want 4 (each once)", n)
+	}
+}
+
+// TestBatchInterrupted: Ctrl-C (the command's context cancelled) while
+// rows run finishes the row in flight, writes the report with the rest
+// not run and says how to resume; the resume runs only those, each once.
+func TestBatchInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Chromium")
+	}
+	site := httptest.NewServer(demosite.New(demosite.Options{}).Handler())
+	defer site.Close()
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "macrokit.yaml")
+	_ = os.WriteFile(conf, nil, 0o644)
+	env := map[string]string{EnvConfig: conf, "DEMO_URL": site.URL}
+	rows := writeRows(t, dir, 6, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil && customersLike(t, site.URL, "batch.example") < 1 {
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel() // the first row is stored: "Ctrl-C"
+	}()
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"macrokit", "batch", "add_customer", "--input", rows, "--key", "email", "--session-dir", ""},
+		strings.NewReader(""), &out, &errb, func(k string) string { return env[k] })
+	errs := errb.String()
+	id := regexp.MustCompile(`batch (b-\S+):`).FindStringSubmatch(errs)
+	if code != 1 || id == nil || !strings.Contains(errs, "interrupted: resume with --resume "+id[1]) || !strings.Contains(errs, "not run") {
+		t.Fatalf("interrupted batch: exit %d\n%s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".macrokit", "batches", id[1], "report.jsonl")); err != nil {
+		t.Fatalf("no report after the interruption: %v", err)
+	}
+	done := customersLike(t, site.URL, "batch.example")
+	if done < 1 || done >= 6 {
+		t.Fatalf("%d rows stored before the interruption took effect, want at least 1 and not all", done)
+	}
+	code, _, errs = runCLIIn(t, env, "", "batch", "add_customer", "--input", rows, "--key", "email", "--resume", id[1], "--session-dir", "")
+	if code != 0 || !strings.Contains(errs, fmt.Sprintf("%d skipped", done)) {
+		t.Fatalf("resume: exit %d\n%s", code, errs)
+	}
+	for i := 1; i <= 6; i++ {
+		if n := customersLike(t, site.URL, fmt.Sprintf("row%d@batch.example", i)); n != 1 {
+			t.Errorf("row %d stored %d times, want once", i, n)
+		}
 	}
 }
