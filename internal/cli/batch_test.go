@@ -55,16 +55,26 @@ func writeRows(t *testing.T, dir string, n int, bad map[int]string) string {
 	return p
 }
 
+// batchSetup serves a fresh demo site and points a project (an empty
+// macrokit.yaml in a temporary directory, so the batch's state lands there)
+// at it.
+func batchSetup(t *testing.T) (*httptest.Server, string, map[string]string) {
+	t.Helper()
+	site := httptest.NewServer(demosite.New(demosite.Options{}).Handler())
+	t.Cleanup(site.Close)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "macrokit.yaml")
+	if err := os.WriteFile(conf, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return site, dir, map[string]string{EnvConfig: conf, "DEMO_URL": site.URL}
+}
+
 // TestBatchChecksEveryRowFirst: one bad row stops the whole batch before
 // anything runs, every problem named at its line; --dry-run checks and
 // runs nothing either.
 func TestBatchChecksEveryRowFirst(t *testing.T) {
-	site := httptest.NewServer(demosite.New(demosite.Options{}).Handler())
-	defer site.Close()
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "macrokit.yaml")
-	_ = os.WriteFile(conf, nil, 0o644)
-	env := map[string]string{EnvConfig: conf, "DEMO_URL": site.URL}
+	site, dir, env := batchSetup(t)
 	bad := writeRows(t, dir, 4, map[int]string{2: "not-an-email", 4: "also bad"})
 	code, out, errs := runCLIIn(t, env, "", "batch", "add_customer", "--input", bad, "--session-dir", "")
 	if code != 2 || !strings.Contains(errs, "rows.csv:3: email: ") || !strings.Contains(errs, "rows.csv:5: email: ") || !strings.Contains(errs, "nothing ran") {
@@ -92,12 +102,7 @@ func TestBatchDeliveryAndResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Chromium")
 	}
-	site := httptest.NewServer(demosite.New(demosite.Options{}).Handler())
-	defer site.Close()
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "macrokit.yaml")
-	_ = os.WriteFile(conf, nil, 0o644)
-	env := map[string]string{EnvConfig: conf, "DEMO_URL": site.URL}
+	site, dir, env := batchSetup(t)
 	rows := writeRows(t, dir, 4, nil)
 	code, _, errs := runCLIIn(t, env, "", "batch", "add_customer", "--input", rows, "--concurrency", "2", "--key", "email", "--session-dir", filepath.Join(dir, "sessions"))
 	if code != 0 || !strings.Contains(errs, "4 row(s): 4 ok, 0 failed") || !strings.Contains(errs, "accuracy 100.0%") {
@@ -198,12 +203,7 @@ func TestBatchInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Chromium")
 	}
-	site := httptest.NewServer(demosite.New(demosite.Options{}).Handler())
-	defer site.Close()
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "macrokit.yaml")
-	_ = os.WriteFile(conf, nil, 0o644)
-	env := map[string]string{EnvConfig: conf, "DEMO_URL": site.URL}
+	site, dir, env := batchSetup(t)
 	rows := writeRows(t, dir, 6, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
