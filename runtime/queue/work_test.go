@@ -8,6 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestSlowHandlerNotRedelivered: a handler three times longer than
@@ -250,4 +253,55 @@ func TestServerRestart(t *testing.T) {
 		}
 	}
 	t.Logf("20 jobs, %d handler runs across the restart", calls.Load())
+}
+
+// TestDeadWorkerRedelivers: a worker whose connection dies mid-job (no
+// ack, no nak, no more heartbeats: a kill -9 as the server sees it) loses
+// the job to a second worker after AckWait; when the first handler
+// finishes late (on its dead connection) nothing is stored over the
+// second's outcome.
+func TestDeadWorkerRedelivers(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	nc1, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	js1, err := jetstream.New(nc1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q1 := openQueue(t, js1, testConfig())
+	started, finish := make(chan struct{}, 1), make(chan struct{})
+	late := make(chan struct{})
+	work(t, q1, 1, func(ctx context.Context, d Delivery) Result {
+		started <- struct{}{}
+		<-finish
+		defer close(late)
+		return Result{Status: StatusOK, Worker: "first"}
+	})
+	q := openQueue(t, connect(t, s), testConfig())
+	enqueue(t, q, Job{ID: "orphan", Macro: "add_customer"})
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("first worker never got the job")
+	}
+	nc1.Close() // the first worker is gone as far as the server knows
+	var got atomic.Value
+	work(t, q, 1, func(ctx context.Context, d Delivery) Result {
+		got.Store(d)
+		return Result{Status: StatusUncertain, Worker: "second"}
+	})
+	r := waitResult(t, q, "orphan", 15*time.Second)
+	close(finish)
+	<-late
+	if d, _ := got.Load().(Delivery); !d.Redelivered || d.Attempt != 2 {
+		t.Errorf("second worker got %+v, want a redelivery at attempt 2", d)
+	}
+	if r.Worker != "second" || r.Status != StatusUncertain {
+		t.Errorf("stored %+v, want the second worker's uncertain", r)
+	}
+	if n := revisions(t, q, "orphan"); n != 1 {
+		t.Errorf("result stored %d times, want 1", n)
+	}
 }
