@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -95,7 +96,7 @@ func (q *Queue) Work(ctx context.Context, slots int, handle Handler) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			if err != nil && !errors.Is(err, jetstream.ErrNoMessages) && !errors.Is(err, context.DeadlineExceeded) {
+			if err != nil && !emptyPull(err) {
 				// The server is away (restarting, a leader moving):
 				// wait a little and pull again; the client reconnects.
 				select {
@@ -113,6 +114,11 @@ func (q *Queue) Work(ctx context.Context, slots int, handle Handler) error {
 			q.process(base, msg, handle)
 		}()
 	}
+}
+
+// emptyPull says whether a pull's error only means no job came.
+func emptyPull(err error) bool {
+	return errors.Is(err, nats.ErrTimeout) || errors.Is(err, jetstream.ErrNoMessages) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // next waits up to 5s for one job.
@@ -142,8 +148,14 @@ func (q *Queue) process(base context.Context, msg jetstream.Msg, handle Handler)
 	}
 	// A stored result means an earlier delivery finished and its ack was
 	// lost: the outcome stands, the job does not run again.
-	if _, err := q.Result(op, job.ID); err == nil {
+	switch _, err := q.Result(op, job.ID); {
+	case err == nil:
 		_ = msg.DoubleAck(op)
+		return
+	case !errors.Is(err, ErrNotFound):
+		// Whether it ran is unknown while the bucket cannot be read:
+		// running it could double it.
+		_ = msg.NakWithDelay(q.cfg.RetryDelay)
 		return
 	}
 	if attempt > q.cfg.MaxDeliver {

@@ -305,3 +305,38 @@ func TestDeadWorkerRedelivers(t *testing.T) {
 		t.Errorf("result stored %d times, want 1", n)
 	}
 }
+
+// TestStoredResultNotRerun: a job enqueued again once its outcome is
+// stored (past the duplicate window, or redelivered after a lost ack) is
+// acked without running its handler a second time.
+func TestStoredResultNotRerun(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	js := connect(t, s)
+	q := openQueue(t, js, testConfig())
+	var calls atomic.Int32
+	work(t, q, 1, func(ctx context.Context, d Delivery) Result {
+		calls.Add(1)
+		return Result{Status: StatusOK}
+	})
+	job := Job{ID: "once", Macro: "add_customer"}
+	enqueue(t, q, job)
+	waitResult(t, q, "once", 10*time.Second)
+	// The same job under another Nats-Msg-Id: what an enqueue after the
+	// duplicate window looks like.
+	data, _ := json.Marshal(job)
+	ctx := context.Background()
+	if _, err := js.Publish(ctx, "macrokit.jobs.add_customer", data, jetstream.WithMsgID("once-again")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := js.Stream(ctx, q.Config().Stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the second copy to be acked", func() bool {
+		info, err := st.Info(ctx)
+		return err == nil && info.State.Msgs == 0 && info.State.LastSeq == 2
+	})
+	if n := calls.Load(); n != 1 {
+		t.Errorf("handler ran %d times, want 1", n)
+	}
+}
