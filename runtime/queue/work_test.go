@@ -219,7 +219,8 @@ func TestDeadLetter(t *testing.T) {
 
 // TestServerRestart: the nats-server stopped mid-batch and started again
 // on the same store and port; every job ends with exactly one stored
-// result, none lost.
+// result, none lost, and a collector's Watch opened before the restart
+// sends every one.
 func TestServerRestart(t *testing.T) {
 	dir := t.TempDir()
 	s := startServer(t, dir, -1)
@@ -234,6 +235,12 @@ func TestServerRestart(t *testing.T) {
 		}
 		return Result{Status: StatusOK}
 	})
+	wctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	watch, err := q.Watch(wctx, "restart")
+	if err != nil {
+		t.Fatal(err)
+	}
 	all := jobs("restart", 20)
 	enqueue(t, q, all...)
 	waitFor(t, 15*time.Second, "a few results before the restart", func() bool { return calls.Load() >= 4 })
@@ -252,6 +259,18 @@ func TestServerRestart(t *testing.T) {
 			t.Errorf("%s: result stored %d times, want 1", j.ID, n)
 		}
 	}
+	// A collector watching across the restart sees every job.
+	seen := map[string]bool{}
+	waitFor(t, 30*time.Second, "the watch to send every job", func() bool {
+		for {
+			select {
+			case r := <-watch:
+				seen[r.JobID] = true
+			default:
+				return len(seen) == len(all)
+			}
+		}
+	})
 	t.Logf("20 jobs, %d handler runs across the restart", calls.Load())
 }
 
