@@ -1,0 +1,116 @@
+package queue
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// Config names a queue's stream, consumer and results bucket and its
+// delivery limits. The zero value is the default queue.
+type Config struct {
+	// Stream is the work-queue stream (default MACROKIT_JOBS).
+	Stream string
+	// Subject is the stream's subject filter, ending in ".>" (default
+	// macrokit.jobs.>); a job is published on its prefix plus the macro.
+	Subject string
+	// Durable is the pull consumer every worker shares (default
+	// macrokit-workers).
+	Durable string
+	// AckWait is how long a delivered job may go without an ack or
+	// heartbeat before the server delivers it again (default 30s); a
+	// running handler heartbeats every AckWait/3.
+	AckWait time.Duration
+	// MaxDeliver is how many deliveries a job gets (default 5); the last
+	// one that fails goes to the dead letter.
+	MaxDeliver int
+	// MaxAckPending is the consumer's fleet-wide cap on unacked jobs
+	// (default 1000); each worker's own bound is its slots.
+	MaxAckPending int
+	// DuplicateWindow is how long an enqueued job ID is remembered for
+	// dedupe (default 2m).
+	DuplicateWindow time.Duration
+	// Results is the KV bucket results are stored in (default
+	// MACROKIT_RESULTS).
+	Results string
+	// Grace is how long in-flight handlers may run on after Work's
+	// context is cancelled before their jobs are nak'ed (default 10s).
+	Grace time.Duration
+	// RetryDelay is the delay of a nak: a retry, a handler bug, a drain
+	// (default 1s).
+	RetryDelay time.Duration
+	// Worker names this process in the Results it stores (default
+	// hostname:pid).
+	Worker string
+}
+
+// Defaults.
+const (
+	DefaultStream          = "MACROKIT_JOBS"
+	DefaultSubject         = "macrokit.jobs.>"
+	DefaultDurable         = "macrokit-workers"
+	DefaultResults         = "MACROKIT_RESULTS"
+	DefaultAckWait         = 30 * time.Second
+	DefaultMaxDeliver      = 5
+	DefaultMaxAckPending   = 1000
+	DefaultDuplicateWindow = 2 * time.Minute
+	DefaultGrace           = 10 * time.Second
+	DefaultRetryDelay      = time.Second
+)
+
+func (c Config) withDefaults() (Config, error) {
+	if c.Stream == "" {
+		c.Stream = DefaultStream
+	}
+	if c.Subject == "" {
+		c.Subject = DefaultSubject
+	}
+	if c.Durable == "" {
+		c.Durable = DefaultDurable
+	}
+	if c.Results == "" {
+		c.Results = DefaultResults
+	}
+	if c.AckWait == 0 {
+		c.AckWait = DefaultAckWait
+	}
+	if c.MaxDeliver == 0 {
+		c.MaxDeliver = DefaultMaxDeliver
+	}
+	if c.MaxAckPending == 0 {
+		c.MaxAckPending = DefaultMaxAckPending
+	}
+	if c.DuplicateWindow == 0 {
+		c.DuplicateWindow = DefaultDuplicateWindow
+	}
+	if c.Grace == 0 {
+		c.Grace = DefaultGrace
+	}
+	if c.RetryDelay == 0 {
+		c.RetryDelay = DefaultRetryDelay
+	}
+	if c.Worker == "" {
+		host, _ := os.Hostname()
+		c.Worker = fmt.Sprintf("%s:%d", host, os.Getpid())
+	}
+	switch {
+	case c.AckWait < 0, c.Grace < 0, c.RetryDelay < 0, c.DuplicateWindow < 0:
+		return c, &Error{Code: CodeInvalidConfig, Message: "durations must not be negative"}
+	case c.MaxDeliver < 1:
+		return c, &Error{Code: CodeInvalidConfig, Message: "MaxDeliver must be at least 1"}
+	case !strings.HasSuffix(c.Subject, ".>") || len(c.Subject) < 3:
+		return c, &Error{Code: CodeInvalidConfig, Message: fmt.Sprintf("subject %q must end in \".>\"", c.Subject)}
+	}
+	return c, nil
+}
+
+// subjectPrefix is Subject without its ".>".
+func (c Config) subjectPrefix() string { return strings.TrimSuffix(c.Subject, ".>") }
+
+// deadSubject is where jobs out of deliveries go.
+func (c Config) deadSubject() string { return "macrokit.dead." + c.Stream }
+
+// deadStream keeps the dead letters (limits retention) so they outlive
+// the process that sent them.
+func (c Config) deadStream() string { return c.Stream + "_DEAD" }

@@ -1,0 +1,83 @@
+package queue
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Job is one macro call on the queue: the message body of a work-queue
+// stream entry, as JSON.
+type Job struct {
+	// ID names the job across the fleet: the Nats-Msg-Id that dedupes a
+	// retried enqueue and the results bucket's key. It must be a valid KV
+	// key (letters, digits, '-', '_', '=', '.', '/').
+	ID string `json:"id"`
+	// Macro is the macro to run; it is also the last token of the
+	// subject the job is published on.
+	Macro string `json:"macro"`
+	// Args are the macro's arguments as the caller gave them.
+	Args json.RawMessage `json:"args,omitempty"`
+	// Identity is who the call runs as ("" for the default).
+	Identity string `json:"identity,omitempty"`
+	// Batch and Row say which batch and row key a job belongs to (empty
+	// for a single call); a collector watches one batch's results.
+	Batch string `json:"batch,omitempty"`
+	Row   string `json:"row,omitempty"`
+	// Deadline, when set, bounds the handler's context.
+	Deadline time.Time `json:"deadline,omitzero"`
+}
+
+// Status is a job's outcome. The first four mirror runtime/batch's
+// delivery statuses; Dead is a job that ran out of deliveries.
+type Status string
+
+// The job outcomes.
+const (
+	StatusOK         Status = "ok"
+	StatusFailed     Status = "failed"
+	StatusUnverified Status = "unverified"
+	StatusUncertain  Status = "uncertain"
+	// StatusDead: the job was delivered MaxDeliver times without a final
+	// outcome; it is on the dead-letter subject with its last error.
+	StatusDead Status = "dead"
+)
+
+// ErrorInfo is a failed job's error: a stable code and a message.
+type ErrorInfo struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Result is a job's outcome as stored in the results bucket under the
+// job's ID, as JSON.
+type Result struct {
+	JobID  string          `json:"job_id"`
+	Batch  string          `json:"batch,omitempty"` // copied from the job, so a collector can filter
+	Row    string          `json:"row,omitempty"`   // copied from the job
+	Status Status          `json:"status"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *ErrorInfo      `json:"error,omitempty"`
+	// Verdict is the verification summary the runtime gave the call.
+	Verdict string `json:"verdict,omitempty"`
+	// Worker names the worker that stored the result.
+	Worker string `json:"worker,omitempty"`
+	// Attempt is the delivery the outcome came from (1 = first).
+	Attempt int `json:"attempt"`
+	// SessionLog is where the call's session log (and screenshots) are.
+	SessionLog string    `json:"session_log,omitempty"`
+	Finished   time.Time `json:"finished"`
+}
+
+// Retry returns the Result a handler gives to ask for the job to be
+// delivered again (a transient failure: a dead browser endpoint, a site
+// that did not answer). On the last allowed delivery the job goes to the
+// dead letter with this error instead.
+func Retry(message string) Result {
+	return Result{Status: StatusFailed, Error: &ErrorInfo{Code: CodeRetry, Message: message}}
+}
+
+// wantsRetry says whether r asks for redelivery: Status failed with error
+// code CodeRetry. Every other Result with a status is final.
+func (r Result) wantsRetry() bool {
+	return r.Status == StatusFailed && r.Error != nil && r.Error.Code == CodeRetry
+}

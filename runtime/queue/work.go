@@ -1,0 +1,231 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Delivery is one delivery of a job to a handler.
+type Delivery struct {
+	Job Job
+	// Attempt is the server's delivery count (1 = first delivery).
+	Attempt int
+	// Redelivered is Attempt > 1: an earlier delivery may have run (its
+	// worker died or drained mid-run). For an act or dangerous macro the
+	// handler must not rerun blindly: it checks whether the effect is
+	// already there (the macro's done_check, Dispatcher.CheckDone) and
+	// otherwise returns StatusUncertain. read macros simply rerun. The
+	// rule is the handler's; the queue only reports the redelivery.
+	Redelivered bool
+}
+
+// Handler runs one job. It returns the job's final Result, or Retry(...)
+// to have it delivered again; it must return soon after ctx is done.
+type Handler func(ctx context.Context, d Delivery) Result
+
+// opTimeout bounds a store or ack done after Work's context ended.
+const opTimeout = 10 * time.Second
+
+// Work pulls jobs from the shared durable consumer and runs up to slots
+// handlers at once; it pulls only when a slot is free, so this worker
+// never holds more unacked jobs than slots. While a handler runs its job
+// is heartbeated (InProgress) every AckWait/3.
+//
+// After a handler returns: a final Result is stored under the job ID,
+// then the job is acked (so an outcome is never lost to a crash between
+// the two; a redelivery finds the stored result and is only acked). A
+// retry (see Retry), a panic or a Result with no Status is nak'ed with
+// RetryDelay, except on delivery MaxDeliver: then the job goes to the
+// dead letter and its Result is stored with StatusDead.
+//
+// When ctx is cancelled Work stops pulling; handlers keep a live context
+// for Grace, and any job not finished by then is nak'ed so another worker
+// takes it. Work returns nil after such a drain, or an error when the
+// consumer cannot be set up.
+func (q *Queue) Work(ctx context.Context, slots int, handle Handler) error {
+	if slots < 1 {
+		return &Error{Code: CodeInvalidConfig, Message: fmt.Sprintf("slots must be at least 1, not %d", slots)}
+	}
+	cons, err := q.js.CreateOrUpdateConsumer(ctx, q.cfg.Stream, jetstream.ConsumerConfig{
+		Durable:       q.cfg.Durable,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       q.cfg.AckWait,
+		MaxAckPending: q.cfg.MaxAckPending,
+		// The worker counts deliveries itself: a server-side limit would
+		// strand a job whose worker died on its last delivery.
+		MaxDeliver: -1,
+	})
+	if err != nil {
+		return natsErr("creating consumer "+q.cfg.Durable, err)
+	}
+
+	// base stays live for Grace after ctx is cancelled: the handlers' and
+	// heartbeats' context during a drain.
+	base, cutoff := context.WithCancel(context.WithoutCancel(ctx))
+	defer cutoff()
+	stopGrace := context.AfterFunc(ctx, func() {
+		t := time.NewTimer(q.cfg.Grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cutoff()
+		case <-base.Done():
+		}
+	})
+	defer stopGrace()
+
+	sem := make(chan struct{}, slots)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
+		msg, err := next(ctx, cons)
+		if msg == nil {
+			<-sem
+			if ctx.Err() != nil {
+				return nil
+			}
+			if err != nil && !emptyPull(err) {
+				// The server is away (restarting, a leader moving):
+				// wait a little and pull again; the client reconnects.
+				select {
+				case <-time.After(250 * time.Millisecond):
+				case <-ctx.Done():
+					return nil
+				}
+			}
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			q.process(base, msg, handle)
+		}()
+	}
+}
+
+// emptyPull says whether a pull's error only means no job came.
+func emptyPull(err error) bool {
+	return errors.Is(err, nats.ErrTimeout) || errors.Is(err, jetstream.ErrNoMessages) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// next waits up to 5s for one job.
+func next(ctx context.Context, cons jetstream.Consumer) (jetstream.Msg, error) {
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	return cons.Next(jetstream.FetchContext(pctx))
+}
+
+// process runs one delivered message to its end: stored and acked,
+// nak'ed, or buried. base is cancelled when a drain's grace is over.
+func (q *Queue) process(base context.Context, msg jetstream.Msg, handle Handler) {
+	op, cancel := context.WithTimeout(context.WithoutCancel(base), opTimeout)
+	defer cancel()
+	meta, err := msg.Metadata()
+	if err != nil {
+		_ = msg.TermWithReason("not a JetStream message")
+		return
+	}
+	attempt := int(meta.NumDelivered)
+	now := time.Now().UTC()
+	var job Job
+	if err := json.Unmarshal(msg.Data(), &job); err != nil || job.ID == "" {
+		q.bury(op, msg, DeadLetter{Error: ErrorInfo{Code: CodeBadJob, Message: "the message is not a job"},
+			Attempts: attempt, Worker: q.cfg.Worker, At: now, Raw: msg.Data()})
+		return
+	}
+	// A stored result means an earlier delivery finished and its ack was
+	// lost: the outcome stands, the job does not run again.
+	switch _, err := q.Result(op, job.ID); {
+	case err == nil:
+		_ = msg.DoubleAck(op)
+		return
+	case !errors.Is(err, ErrNotFound):
+		// Whether it ran is unknown while the bucket cannot be read:
+		// running it could double it.
+		_ = msg.NakWithDelay(q.cfg.RetryDelay)
+		return
+	}
+	if attempt > q.cfg.MaxDeliver {
+		q.bury(op, msg, DeadLetter{Job: job, Attempts: attempt, Worker: q.cfg.Worker, At: now,
+			Error: ErrorInfo{Code: CodeExhausted, Message: fmt.Sprintf("delivered %d times without an outcome (MaxDeliver %d)", attempt, q.cfg.MaxDeliver)}})
+		return
+	}
+
+	hctx := base
+	if !job.Deadline.IsZero() {
+		var c context.CancelFunc
+		hctx, c = context.WithDeadline(base, job.Deadline)
+		defer c()
+	}
+	done := make(chan Result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- Result{Error: &ErrorInfo{Code: CodeHandlerBug, Message: fmt.Sprintf("handler panicked: %v", p)}}
+			}
+		}()
+		done <- handle(hctx, Delivery{Job: job, Attempt: attempt, Redelivered: attempt > 1})
+	}()
+
+	beat := time.NewTicker(max(q.cfg.AckWait/3, time.Millisecond))
+	defer beat.Stop()
+	var r Result
+wait:
+	for {
+		select {
+		case r = <-done:
+			break wait
+		case <-beat.C:
+			_ = msg.InProgress()
+		case <-base.Done():
+			// The drain's grace is over and the handler has not
+			// finished: give the job to another worker.
+			_ = msg.NakWithDelay(q.cfg.RetryDelay)
+			return
+		}
+	}
+	if base.Err() != nil {
+		// Cut off by the drain: whatever the handler made of a
+		// cancelled context is not the job's outcome.
+		_ = msg.NakWithDelay(q.cfg.RetryDelay)
+		return
+	}
+
+	if r.Status == "" && r.Error == nil {
+		r.Error = &ErrorInfo{Code: CodeHandlerBug, Message: "handler returned a Result with no status"}
+	}
+	if r.Status == "" || r.wantsRetry() {
+		if attempt >= q.cfg.MaxDeliver {
+			q.bury(op, msg, DeadLetter{Job: job, Error: *r.Error, Attempts: attempt, Worker: q.cfg.Worker, At: time.Now().UTC()})
+			return
+		}
+		_ = msg.NakWithDelay(q.cfg.RetryDelay)
+		return
+	}
+	r.JobID, r.Batch, r.Row, r.Attempt = job.ID, job.Batch, job.Row, attempt
+	if r.Worker == "" {
+		r.Worker = q.cfg.Worker
+	}
+	if r.Finished.IsZero() {
+		r.Finished = time.Now().UTC()
+	}
+	if err := q.store(op, r); err != nil {
+		// Not stored, so not acked: the next delivery runs it again.
+		_ = msg.NakWithDelay(q.cfg.RetryDelay)
+		return
+	}
+	_ = msg.DoubleAck(op)
+}
