@@ -145,9 +145,10 @@ func (p *Page) do(ctx context.Context, index int, step Step) (*StepResult, error
 		if !errors.As(err, &ee) {
 			ee = &Error{Code: CodeBrowser, Msg: err.Error(), Err: err}
 		}
-		if ee.Code == CodeBrowser && p.Closed(context.WithoutCancel(ctx)) {
+		if (ee.Code == CodeBrowser || ee.Code == CodeTimeout) && p.Closed(context.WithoutCancel(ctx)) {
 			// The page went away under the step (a popup that closed
-			// itself): say so, not the CDP session's text.
+			// itself): say so, not the CDP session's text — nor the
+			// timeout of a call to the closed target that never answered.
 			ee = &Error{Code: CodePageClosed, Msg: "the page is closed", Target: ee.Target, Checks: ee.Checks, Err: ee}
 		}
 		if ee.Checks == nil {
