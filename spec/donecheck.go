@@ -61,8 +61,8 @@ func (c *checker) checkDoneCheck() {
 	}
 	apath := "done_check.call.args"
 	if cl.Args != nil {
-		if envRef(cl.Args) != nil {
-			c.errf(envRef(cl.Args).Pos, apath, "a done check's arguments come from the macro's parameters only; the checking macro reads its own environment")
+		if bad := envRef(cl.Args); bad != nil {
+			c.errf(bad.Pos, apath, "a done check's arguments come from the macro's parameters only; the checking macro reads its own environment")
 			return
 		}
 		c.value(cl.Args, &scope{names: map[string]*Var{}}, apath)
@@ -93,7 +93,7 @@ func (c *checker) checkDoneCheck() {
 		c.args(cl.Args, callee.Params.Properties(), apath, "macro "+cl.Macro, at)
 	}
 	if callee.Result == nil {
-		return
+		return // an act macro without a result: its risk was reported above
 	}
 	rt := callee.Result.Type
 	errf := func(n *yaml.Node, path, format string, args ...any) {
