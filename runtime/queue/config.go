@@ -13,7 +13,8 @@ type Config struct {
 	// Stream is the work-queue stream (default MACROKIT_JOBS).
 	Stream string
 	// Subject is the stream's subject filter, ending in ".>" (default
-	// macrokit.jobs.>); a job is published on its prefix plus the macro.
+	// macrokit.jobs.>); a job is published on its prefix, its macro and
+	// its ID (macrokit.jobs.add_customer.b-1.7).
 	Subject string
 	// Durable is the pull consumer every worker shares (default
 	// macrokit-workers).
@@ -114,3 +115,7 @@ func (c Config) deadSubject() string { return "macrokit.dead." + c.Stream }
 // deadStream keeps the dead letters (limits retention) so they outlive
 // the process that sent them.
 func (c Config) deadStream() string { return c.Stream + "_DEAD" }
+
+// cancels is the KV bucket of cancelled job IDs (beside Results, so a job
+// ID can never collide with a marker).
+func (c Config) cancels() string { return c.Results + "_CANCEL" }

@@ -26,6 +26,12 @@ const (
 	// CodeBadJob: a message on the stream is not a Job; it goes to the
 	// dead letter at once.
 	CodeBadJob = "bad_job"
+	// CodeCancelled, on a failed Result: the job was cancelled (Cancel)
+	// before it started, and did not run.
+	CodeCancelled = "cancelled"
+	// CodeExpired, on a failed Result: a worker took the job after its
+	// Deadline, and it did not run.
+	CodeExpired = "expired"
 )
 
 // Error is the package's typed error; branch on Code (errors.Is against

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -16,6 +18,7 @@ type Queue struct {
 	js      jetstream.JetStream
 	cfg     Config
 	results jetstream.KeyValue
+	cancels jetstream.KeyValue
 }
 
 // Open creates (or updates to cfg) the work-queue stream with file
@@ -50,7 +53,15 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Queue, erro
 	if err != nil {
 		return nil, natsErr("creating results bucket "+cfg.Results, err)
 	}
-	return &Queue{js: js, cfg: cfg, results: kv}, nil
+	cancels, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:  cfg.cancels(),
+		Storage: jetstream.FileStorage,
+		TTL:     24 * time.Hour, // a marker outlives any job it could stop
+	})
+	if err != nil {
+		return nil, natsErr("creating cancel bucket "+cfg.cancels(), err)
+	}
+	return &Queue{js: js, cfg: cfg, results: kv, cancels: cancels}, nil
 }
 
 // Config is the queue's configuration with its defaults filled in.
@@ -61,21 +72,36 @@ var (
 	validToken = regexp.MustCompile(`^[-_a-zA-Z0-9]+$`)
 )
 
+// validJob checks what a job's subject and result key are made of.
+func validJob(job Job) error {
+	if !validKey.MatchString(job.ID) || job.ID[0] == '.' || job.ID[len(job.ID)-1] == '.' || strings.Contains(job.ID, "..") {
+		return &Error{Code: CodeInvalidJob, Message: fmt.Sprintf("job id %q is not a valid key (letters, digits, -_=./; no leading, trailing or double '.')", job.ID)}
+	}
+	if !validToken.MatchString(job.Macro) {
+		return &Error{Code: CodeInvalidJob, Message: fmt.Sprintf("macro %q is not a subject token (letters, digits, -_)", job.Macro)}
+	}
+	return nil
+}
+
+// jobSubject is where a job is published: the prefix, the macro, the
+// job's ID. One subject per job lets Submit ask the stream whether the
+// job is still there.
+func (q *Queue) jobSubject(job Job) string {
+	return q.cfg.subjectPrefix() + "." + job.Macro + "." + job.ID
+}
+
 // Enqueue publishes job with its ID as Nats-Msg-Id, so an enqueue retried
 // within the duplicate window is one job; duplicate reports that the
 // server already had it.
 func (q *Queue) Enqueue(ctx context.Context, job Job) (duplicate bool, err error) {
-	if !validKey.MatchString(job.ID) || job.ID[0] == '.' || job.ID[len(job.ID)-1] == '.' {
-		return false, &Error{Code: CodeInvalidJob, Message: fmt.Sprintf("job id %q is not a valid key (letters, digits, -_=./)", job.ID)}
-	}
-	if !validToken.MatchString(job.Macro) {
-		return false, &Error{Code: CodeInvalidJob, Message: fmt.Sprintf("macro %q is not a subject token (letters, digits, -_)", job.Macro)}
+	if err := validJob(job); err != nil {
+		return false, err
 	}
 	data, err := json.Marshal(job)
 	if err != nil {
 		return false, &Error{Code: CodeInvalidJob, Message: "encoding job " + job.ID, Err: err}
 	}
-	ack, err := q.js.Publish(ctx, q.cfg.subjectPrefix()+"."+job.Macro, data, jetstream.WithMsgID(job.ID))
+	ack, err := q.js.Publish(ctx, q.jobSubject(job), data, jetstream.WithMsgID(job.ID))
 	if err != nil {
 		return false, natsErr("enqueueing "+job.ID, err)
 	}

@@ -28,6 +28,7 @@ func TestEnqueueDedupe(t *testing.T) {
 		{"id with a space", Job{ID: "j 3", Macro: "add_customer"}, false, ErrInvalidJob, 2},
 		{"empty id", Job{Macro: "add_customer"}, false, ErrInvalidJob, 2},
 		{"macro with a dot", Job{ID: "j4", Macro: "a.b"}, false, ErrInvalidJob, 2},
+		{"id with a double dot", Job{ID: "b..1", Macro: "add_customer"}, false, ErrInvalidJob, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

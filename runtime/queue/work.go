@@ -164,12 +164,32 @@ func (q *Queue) process(base context.Context, msg jetstream.Msg, handle Handler)
 		return
 	}
 
-	hctx := base
+	// A job nobody waits for any more does not start: its outcome says so.
+	var gone *ErrorInfo
+	switch {
+	case q.cancelled(op, job.ID):
+		gone = &ErrorInfo{Code: CodeCancelled, Message: "cancelled before it started; it did not run"}
+	case !job.Deadline.IsZero() && !now.Before(job.Deadline):
+		gone = &ErrorInfo{Code: CodeExpired, Message: fmt.Sprintf("taken after its deadline (%s); it did not run", job.Deadline.Format(time.RFC3339))}
+	}
+	if gone != nil {
+		r := Result{JobID: job.ID, Batch: job.Batch, Row: job.Row, Status: StatusFailed, Error: gone, Worker: q.cfg.Worker, Attempt: attempt, Finished: now}
+		if err := q.store(op, r); err != nil {
+			_ = msg.NakWithDelay(q.cfg.RetryDelay)
+			return
+		}
+		_ = msg.DoubleAck(op)
+		return
+	}
+
+	hctx, stopHandler := context.WithCancel(base)
+	defer stopHandler()
 	if !job.Deadline.IsZero() {
 		var c context.CancelFunc
-		hctx, c = context.WithDeadline(base, job.Deadline)
+		hctx, c = context.WithDeadline(hctx, job.Deadline)
 		defer c()
 	}
+	q.watchCancel(hctx, job.ID, stopHandler)
 	done := make(chan Result, 1)
 	go func() {
 		defer func() {
