@@ -119,3 +119,7 @@ func (c Config) deadStream() string { return c.Stream + "_DEAD" }
 // cancels is the KV bucket of cancelled job IDs (beside Results, so a job
 // ID can never collide with a marker).
 func (c Config) cancels() string { return c.Results + "_CANCEL" }
+
+// startedBucket is the KV bucket of jobs whose handler marked them
+// started (Delivery.MarkStarted).
+func (c Config) startedBucket() string { return c.Results + "_STARTED" }

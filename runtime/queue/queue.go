@@ -19,6 +19,7 @@ type Queue struct {
 	cfg     Config
 	results jetstream.KeyValue
 	cancels jetstream.KeyValue
+	started jetstream.KeyValue
 }
 
 // Open creates (or updates to cfg) the work-queue stream with file
@@ -61,7 +62,15 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Queue, erro
 	if err != nil {
 		return nil, natsErr("creating cancel bucket "+cfg.cancels(), err)
 	}
-	return &Queue{js: js, cfg: cfg, results: kv, cancels: cancels}, nil
+	started, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:  cfg.startedBucket(),
+		Storage: jetstream.FileStorage,
+		TTL:     7 * 24 * time.Hour, // longer than any job stays on the stream in practice
+	})
+	if err != nil {
+		return nil, natsErr("creating started bucket "+cfg.startedBucket(), err)
+	}
+	return &Queue{js: js, cfg: cfg, results: kv, cancels: cancels, started: started}, nil
 }
 
 // Config is the queue's configuration with its defaults filled in.
@@ -178,4 +187,24 @@ func (q *Queue) store(ctx context.Context, r Result) error {
 		return natsErr("storing result "+r.JobID, err)
 	}
 	return nil
+}
+
+// markStarted stores that job id started running (on which delivery).
+func (q *Queue) markStarted(ctx context.Context, id string, attempt int) error {
+	if _, err := q.started.Put(ctx, id, []byte(fmt.Sprintf(`{"attempt":%d,"worker":%q}`, attempt, q.cfg.Worker))); err != nil {
+		return natsErr("marking "+id+" started", err)
+	}
+	return nil
+}
+
+// hasStarted says whether an earlier delivery of job id marked it started.
+func (q *Queue) hasStarted(ctx context.Context, id string) (bool, error) {
+	_, err := q.started.Get(ctx, id)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		return false, nil
+	}
+	return false, natsErr("reading the start mark of "+id, err)
 }

@@ -24,6 +24,25 @@ type Delivery struct {
 	// otherwise returns StatusUncertain. read macros simply rerun. The
 	// rule is the handler's; the queue only reports the redelivery.
 	Redelivered bool
+	// MayHaveRun is set when an earlier delivery called MarkStarted: that
+	// delivery got as far as running the macro, so its effect may be
+	// there. This, not Redelivered, is what the act/dangerous rule keys
+	// on: a job nak'ed before it started (no free browser, a drain) is
+	// redelivered without it.
+	MayHaveRun bool
+
+	mark func(context.Context) error
+}
+
+// MarkStarted records, before the handler runs anything with an effect,
+// that this job has started; every later delivery has MayHaveRun set. An
+// error means the mark could not be stored: the handler must not run the
+// job (return Retry), or a redelivery could not know it had run.
+func (d Delivery) MarkStarted(ctx context.Context) error {
+	if d.mark == nil {
+		return &Error{Code: CodeInvalidConfig, Message: "MarkStarted on a Delivery that did not come from Work"}
+	}
+	return d.mark(ctx)
 }
 
 // Handler runs one job. It returns the job's final Result, or Retry(...)
@@ -158,6 +177,11 @@ func (q *Queue) process(base context.Context, msg jetstream.Msg, handle Handler)
 		_ = msg.NakWithDelay(q.cfg.RetryDelay)
 		return
 	}
+	mayHaveRun, err := q.hasStarted(op, job.ID)
+	if err != nil {
+		_ = msg.NakWithDelay(q.cfg.RetryDelay) // whether it ran is unknown
+		return
+	}
 	if attempt > q.cfg.MaxDeliver {
 		q.bury(op, msg, DeadLetter{Job: job, Attempts: attempt, Worker: q.cfg.Worker, At: now,
 			Error: ErrorInfo{Code: CodeExhausted, Message: fmt.Sprintf("delivered %d times without an outcome (MaxDeliver %d)", attempt, q.cfg.MaxDeliver)}})
@@ -197,7 +221,8 @@ func (q *Queue) process(base context.Context, msg jetstream.Msg, handle Handler)
 				done <- Result{Error: &ErrorInfo{Code: CodeHandlerBug, Message: fmt.Sprintf("handler panicked: %v", p)}}
 			}
 		}()
-		done <- handle(hctx, Delivery{Job: job, Attempt: attempt, Redelivered: attempt > 1})
+		done <- handle(hctx, Delivery{Job: job, Attempt: attempt, Redelivered: attempt > 1, MayHaveRun: mayHaveRun,
+			mark: func(ctx context.Context) error { return q.markStarted(ctx, job.ID, attempt) }})
 	}()
 
 	beat := time.NewTicker(max(q.cfg.AckWait/3, time.Millisecond))

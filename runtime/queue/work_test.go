@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -293,6 +294,9 @@ func TestDeadWorkerRedelivers(t *testing.T) {
 	started, finish := make(chan struct{}, 1), make(chan struct{})
 	late := make(chan struct{})
 	work(t, q1, 1, func(ctx context.Context, d Delivery) Result {
+		if err := d.MarkStarted(ctx); err != nil {
+			t.Errorf("MarkStarted: %v", err)
+		}
 		started <- struct{}{}
 		<-finish
 		defer close(late)
@@ -314,8 +318,8 @@ func TestDeadWorkerRedelivers(t *testing.T) {
 	r := waitResult(t, q, "orphan", 15*time.Second)
 	close(finish)
 	<-late
-	if d, _ := got.Load().(Delivery); !d.Redelivered || d.Attempt != 2 {
-		t.Errorf("second worker got %+v, want a redelivery at attempt 2", d)
+	if d, _ := got.Load().(Delivery); !d.Redelivered || d.Attempt != 2 || !d.MayHaveRun {
+		t.Errorf("second worker got %+v, want a redelivery at attempt 2 that may have run", d)
 	}
 	if r.Worker != "second" || r.Status != StatusUncertain {
 		t.Errorf("stored %+v, want the second worker's uncertain", r)
@@ -357,5 +361,42 @@ func TestStoredResultNotRerun(t *testing.T) {
 	})
 	if n := calls.Load(); n != 1 {
 		t.Errorf("handler ran %d times, want 1", n)
+	}
+}
+
+// TestMayHaveRun: a redelivery says it may have run only when an earlier
+// delivery marked the job started; a job retried before it started (no
+// browser free) comes back clean.
+func TestMayHaveRun(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	q := openQueue(t, connect(t, s), testConfig())
+	var mu sync.Mutex
+	second := map[string]Delivery{}
+	work(t, q, 2, func(ctx context.Context, d Delivery) Result {
+		if d.Attempt == 1 {
+			if d.Job.Macro == "marks" {
+				if err := d.MarkStarted(ctx); err != nil {
+					return Retry(err.Error())
+				}
+			}
+			return Retry("first delivery")
+		}
+		mu.Lock()
+		second[d.Job.ID] = d
+		mu.Unlock()
+		return Result{Status: StatusOK}
+	})
+	enqueue(t, q, Job{ID: "marked", Macro: "marks"}, Job{ID: "unmarked", Macro: "retries"})
+	for id, want := range map[string]bool{"marked": true, "unmarked": false} {
+		waitResult(t, q, id, 10*time.Second)
+		mu.Lock()
+		d := second[id]
+		mu.Unlock()
+		if d.Attempt != 2 || d.MayHaveRun != want {
+			t.Errorf("%s: second delivery %+v, want attempt 2 with MayHaveRun %v", id, d, want)
+		}
+	}
+	if err := (Delivery{}).MarkStarted(context.Background()); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("MarkStarted outside Work = %v, want ErrInvalidConfig", err)
 	}
 }
