@@ -59,6 +59,12 @@ type Result struct {
 	Error  *ErrorInfo      `json:"error,omitempty"`
 	// Verdict is the verification summary the runtime gave the call.
 	Verdict string `json:"verdict,omitempty"`
+	// Failed are the checks that did not pass, with what they expected
+	// and found.
+	Failed []FailedCheck `json:"failed_checks,omitempty"`
+	// Note says how the job was decided without running it (a done check
+	// on a redelivery).
+	Note string `json:"note,omitempty"`
 	// Worker names the worker that stored the result.
 	Worker string `json:"worker,omitempty"`
 	// Attempt is the delivery the outcome came from (1 = first).
@@ -66,6 +72,15 @@ type Result struct {
 	// SessionLog is where the call's session log (and screenshots) are.
 	SessionLog string    `json:"session_log,omitempty"`
 	Finished   time.Time `json:"finished"`
+}
+
+// FailedCheck is one check of a call that did not pass (the shape of a
+// batch report's failed_checks).
+type FailedCheck struct {
+	Step     string `json:"step"`
+	Kind     string `json:"kind"`
+	Expected string `json:"expected"`
+	Actual   string `json:"actual"`
 }
 
 // Retry returns the Result a handler gives to ask for the job to be

@@ -1,0 +1,279 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/queue"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// errLost stands for a browser endpoint that died under a call.
+var errLost = errors.New("endpoint lost")
+
+// site is the effect the test macros have: customers by email, and how
+// often each was written.
+type site struct {
+	mu     sync.Mutex
+	writes map[string]int
+	calls  map[string]int // handler invocations by job key
+}
+
+func (s *site) call(key string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls[key]++
+	return s.calls[key]
+}
+
+func (s *site) write(email string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.writes[email]++
+}
+
+func (s *site) count(email string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writes[email]
+}
+
+type args struct {
+	Email string `json:"email"`
+	Lose  string `json:"lose"` // before | after: the first call loses its browser before or after writing
+}
+
+// registry: store (act, done check by find), store_blind (act, no done
+// check), lookup (read) and find (read).
+func registry(t *testing.T, s *site) *runtime.Registry {
+	params := json.RawMessage(`{"type":"object","required":["email"],"properties":{"email":{"type":"string"},"lose":{"type":"string"}}}`)
+	act := func(name string) runtime.Handler {
+		return func(ctx context.Context, x *runtime.Exec, raw json.RawMessage) (any, error) {
+			var a args
+			_ = json.Unmarshal(raw, &a)
+			first := s.call(name+"/"+a.Email) == 1
+			if first && a.Lose == "before" {
+				return nil, errLost
+			}
+			if name != "lookup" {
+				s.write(a.Email)
+			}
+			if first && a.Lose == "after" {
+				return nil, errLost
+			}
+			return map[string]any{"email": a.Email}, nil
+		}
+	}
+	find := &runtime.Macro{Name: "find", Risk: runtime.RiskRead, Params: params,
+		Handler: func(ctx context.Context, x *runtime.Exec, raw json.RawMessage) (any, error) {
+			var a args
+			_ = json.Unmarshal(raw, &a)
+			return map[string]any{"count": s.count(a.Email)}, nil
+		}}
+	byEmail := func(raw json.RawMessage) (map[string]any, error) {
+		var a args
+		err := json.Unmarshal(raw, &a)
+		return map[string]any{"email": a.Email}, err
+	}
+	reg, err := runtime.NewRegistry(
+		&runtime.Macro{Name: "store", Risk: runtime.RiskAct, Params: params, Handler: act("store"),
+			DoneCheck: &runtime.DoneCheck{Macro: "find", Args: byEmail, Done: []runtime.Want{{Field: "count", Op: "gte", Arg: json.RawMessage(`1`)}}}},
+		&runtime.Macro{Name: "store_blind", Risk: runtime.RiskAct, Params: params, Handler: act("store_blind")},
+		&runtime.Macro{Name: "lookup", Risk: runtime.RiskRead, Params: params, Handler: act("lookup")},
+		find,
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+func startQueue(t *testing.T) *queue.Queue {
+	t.Helper()
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server not ready")
+	}
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	q, err := queue.Open(ctx, js, queue.Config{AckWait: time.Second, RetryDelay: 20 * time.Millisecond, Grace: 200 * time.Millisecond, MaxDeliver: 3, Worker: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// TestHandlerRedeliveryRule: a job whose browser went away is retried; on
+// the redelivery a read macro reruns, an act macro with a done check is
+// decided by it (done: ok without a second write; not done: it runs), an
+// act macro without one is uncertain, and a job retried before it
+// started (no browser) runs normally. Every write happens once.
+func TestHandlerRedeliveryRule(t *testing.T) {
+	s := &site{writes: map[string]int{}, calls: map[string]int{}}
+	q := startQueue(t)
+	reg := registry(t, s)
+	disp := &runtime.Dispatcher{Registry: reg}
+	var readyMu sync.Mutex
+	notReady := map[string]bool{"fresh@x": true} // the first Ready for this job says no
+	metrics := NewMetrics(nil, nil)
+	h := &Handler{
+		Registry:   reg,
+		Dispatcher: func(string) (*runtime.Dispatcher, error) { return disp, nil },
+		Lost:       func(err error) bool { return errors.Is(err, errLost) },
+		Metrics:    metrics,
+	}
+	handle := func(ctx context.Context, d queue.Delivery) queue.Result {
+		var a args
+		_ = json.Unmarshal(d.Job.Args, &a)
+		readyMu.Lock()
+		busy := notReady[a.Email]
+		delete(notReady, a.Email)
+		readyMu.Unlock()
+		h2 := *h
+		h2.Ready = func() error {
+			if busy {
+				return errors.New("every endpoint is down")
+			}
+			return nil
+		}
+		return h2.Handle(ctx, d)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- q.Work(ctx, 2, handle) }()
+	defer func() { stop(); <-done }()
+
+	tests := []struct {
+		macro, email, lose string
+		status             queue.Status
+		code               string // error code, for failed and uncertain
+		writes             int
+		note               bool
+	}{
+		{"store", "after@x", "after", queue.StatusOK, "", 1, true},
+		{"store", "before@x", "before", queue.StatusOK, "", 1, false},
+		{"store_blind", "blind@x", "after", queue.StatusUncertain, "uncertain", 1, false},
+		{"store_blind", "fresh@x", "", queue.StatusOK, "", 1, false},
+		{"lookup", "read@x", "after", queue.StatusOK, "", 0, false},
+		{"nope", "n@x", "", queue.StatusFailed, string(runtime.CodeMacroNotFound), 0, false},
+	}
+	for i, tc := range tests {
+		a, _ := json.Marshal(args{Email: tc.email, Lose: tc.lose})
+		if _, err := q.Enqueue(context.Background(), queue.Job{ID: fmt.Sprintf("j%d", i), Macro: tc.macro, Args: a}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i, tc := range tests {
+		t.Run(tc.macro+"/"+tc.email, func(t *testing.T) {
+			r, err := q.Wait(wctx, fmt.Sprintf("j%d", i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			code := ""
+			if r.Error != nil {
+				code = r.Error.Code
+			}
+			if r.Status != tc.status || code != tc.code {
+				t.Errorf("result %s %q (%+v), want %s %q", r.Status, code, r.Error, tc.status, tc.code)
+			}
+			if n := s.count(tc.email); n != tc.writes {
+				t.Errorf("%s written %d times, want %d", tc.email, n, tc.writes)
+			}
+			if (r.Note != "") != tc.note {
+				t.Errorf("note %q, want one: %v", r.Note, tc.note)
+			}
+		})
+	}
+	if n := s.calls["lookup/read@x"]; n != 2 {
+		t.Errorf("the read macro ran %d times, want 2 (it reruns)", n)
+	}
+	for _, c := range []struct {
+		labels []string
+		want   float64
+	}{
+		{[]string{"store", "ok"}, 2}, {[]string{"store", "retry"}, 2}, {[]string{"store_blind", "uncertain"}, 1},
+		{[]string{"store_blind", "retry"}, 2}, {[]string{"lookup", "ok"}, 1}, {[]string{"nope", "failed"}, 1},
+	} {
+		if got := value(metrics.jobs.WithLabelValues(c.labels...)); got != c.want {
+			t.Errorf("jobs_total%v = %v, want %v", c.labels, got, c.want)
+		}
+	}
+	if got := value(metrics.doneChecks.WithLabelValues(string(runtime.DoneYes))); got != 1 {
+		t.Errorf("done checks that found the effect = %v, want 1", got)
+	}
+	if got := value(metrics.redelivered.WithLabelValues("store_blind", "false")); got != 1 {
+		t.Errorf("store_blind redeliveries that had not started = %v, want 1 (fresh@x)", got)
+	}
+}
+
+// TestMux: /healthz is 200 while every check passes and 503 naming the
+// failing one; /metrics serves the registry.
+func TestMux(t *testing.T) {
+	var down error
+	srv := httptest.NewServer(Mux(NewMetrics(func() int { return 1 }, func() int { return 4 }),
+		Check{Name: "nats", Check: func() error { return nil }},
+		Check{Name: "browser", Check: func() error { return down }}))
+	defer srv.Close()
+	get := func(path string) (int, string) {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("/healthz"); code != 200 || !strings.Contains(body, `"healthy":true`) {
+		t.Errorf("healthy: %d %s", code, body)
+	}
+	down = errors.New("no endpoint is up")
+	if code, body := get("/healthz"); code != 503 || !strings.Contains(body, "no endpoint is up") || !strings.Contains(body, `"nats":"ok"`) {
+		t.Errorf("unhealthy: %d %s", code, body)
+	}
+	code, body := get("/metrics")
+	for _, want := range []string{"macrokit_worker_browser_slots 4", "macrokit_worker_browser_slots_in_use 1", "go_goroutines"} {
+		if code != 200 || !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q (%d)", want, code)
+		}
+	}
+}
+
+// value reads a counter.
+func value(c prometheus.Counter) float64 {
+	var m dto.Metric
+	_ = c.Write(&m)
+	return m.GetCounter().GetValue()
+}
