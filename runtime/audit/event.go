@@ -34,6 +34,7 @@ const (
 	ChannelYes      Channel = "yes"               // --yes / approval: yes in the config
 	ChannelMemory   Channel = "memory"            // a remembered always/never decision
 	ChannelSpec     Channel = "spec"              // acknowledged in the spec
+	ChannelQueue    Channel = "queue_job"         // approved by whoever enqueued the job (its Who says how)
 )
 
 // Event is one consequential event. Time is set by Record when zero.

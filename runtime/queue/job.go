@@ -23,8 +23,21 @@ type Job struct {
 	// for a single call); a collector watches one batch's results.
 	Batch string `json:"batch,omitempty"`
 	Row   string `json:"row,omitempty"`
-	// Deadline, when set, bounds the handler's context.
+	// Deadline, when set, bounds the handler's context; a job taken after
+	// it does not start.
 	Deadline time.Time `json:"deadline,omitzero"`
+	// Approval is the approval the enqueuer obtained for a dangerous
+	// macro (a person at batch's prompt, an MCP elicitation). Whoever can
+	// publish on the stream can set it: NATS permissions on the subject
+	// are the approval boundary (docs/scale.md).
+	Approval *Approval `json:"approval,omitempty"`
+}
+
+// Approval says who approved a dangerous job, and how.
+type Approval struct {
+	Channel string    `json:"channel"` // the audit channel it came through (terminal, mcp_elicitation, yes, ...)
+	Who     string    `json:"who,omitempty"`
+	At      time.Time `json:"at"`
 }
 
 // Status is a job's outcome. The first four mirror runtime/batch's

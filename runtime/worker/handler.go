@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -16,9 +17,9 @@ import (
 type Handler struct {
 	// Registry is the deployment's macros.
 	Registry *runtime.Registry
-	// Dispatcher returns the dispatcher of an identity ("" is the
-	// deployment's default); the worker keeps one per identity.
-	Dispatcher func(identity string) (*runtime.Dispatcher, error)
+	// Dispatcher returns the dispatcher a job runs on: its identity's,
+	// with an approver for a dangerous job the worker's policy lets run.
+	Dispatcher func(job queue.Job) (*runtime.Dispatcher, error)
 	// Ready, when set, says whether a browser can be had now. A job is
 	// not started while it says no: it is retried (nak'ed with a delay)
 	// with no start mark, so its redelivery runs normally.
@@ -56,8 +57,12 @@ func (h *Handler) handle(ctx context.Context, d queue.Delivery) queue.Result {
 	if cerr != nil {
 		return fromError(cerr)
 	}
-	disp, err := h.Dispatcher(job.Identity)
+	disp, err := h.Dispatcher(job)
 	if err != nil {
+		var ce *runtime.CallError
+		if errors.As(err, &ce) {
+			return fromError(ce)
+		}
 		return failed(string(runtime.CodeIdentity), err.Error())
 	}
 	if h.Ready != nil {

@@ -146,7 +146,7 @@ func TestHandlerRedeliveryRule(t *testing.T) {
 	metrics := NewMetrics(nil, nil)
 	h := &Handler{
 		Registry:   reg,
-		Dispatcher: func(string) (*runtime.Dispatcher, error) { return disp, nil },
+		Dispatcher: func(queue.Job) (*runtime.Dispatcher, error) { return disp, nil },
 		Lost:       func(err error) bool { return errors.Is(err, errLost) },
 		Metrics:    metrics,
 	}
