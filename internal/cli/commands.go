@@ -30,6 +30,7 @@ var commandTable = []entry{
 	{build: ApprovalsCommand},
 	{build: IdentityCommand},
 	{build: BatchCommand},
+	{build: WorkerCommand},
 	{build: ReportCommand},
 	{build: evalCommand, authoring: true},
 	{build: demoCommand, authoring: true},

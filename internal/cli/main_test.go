@@ -63,8 +63,8 @@ func TestCommandTable(t *testing.T) {
 		authoring bool
 		want      string
 	}{
-		{false, "run ask chat list sessions audit test serve gate refdata approvals identity batch report version"},
-		{true, "generate check lint schema init run ask chat list sessions audit test serve gate refdata approvals identity batch report eval demo version"},
+		{false, "run ask chat list sessions audit test serve gate refdata approvals identity batch worker report version"},
+		{true, "generate check lint schema init run ask chat list sessions audit test serve gate refdata approvals identity batch worker report eval demo version"},
 	}
 	for _, tc := range cases {
 		var names []string

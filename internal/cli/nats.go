@@ -30,9 +30,11 @@ type NATSOptions struct {
 	Stream string
 	// Worker names this process in stored results ("" = host:pid).
 	Worker string
-	// AckWait and MaxDeliver override the queue's defaults (0 keeps them).
+	// AckWait, MaxDeliver and Grace override the queue's defaults (0
+	// keeps them).
 	AckWait    time.Duration
 	MaxDeliver int
+	Grace      time.Duration
 }
 
 func natsOptions(c *cli.Context, getenv func(string) string) NATSOptions {
@@ -42,7 +44,7 @@ func natsOptions(c *cli.Context, getenv func(string) string) NATSOptions {
 // queueConfig is the queue of o: the default stream has the default
 // bucket; another stream gets its own, so two queues never share results.
 func (o NATSOptions) queueConfig() queue.Config {
-	cfg := queue.Config{Stream: o.Stream, Worker: o.Worker, AckWait: o.AckWait, MaxDeliver: o.MaxDeliver}
+	cfg := queue.Config{Stream: o.Stream, Worker: o.Worker, AckWait: o.AckWait, MaxDeliver: o.MaxDeliver, Grace: o.Grace}
 	if o.Stream != "" && o.Stream != queue.DefaultStream {
 		cfg.Results = o.Stream + "_RESULTS"
 		cfg.Durable = o.Stream + "-workers"

@@ -1,0 +1,231 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/audit"
+	"github.com/macrokit/macrokit-go/runtime/queue"
+	"github.com/macrokit/macrokit-go/runtime/sessionlog"
+	"github.com/macrokit/macrokit-go/runtime/worker"
+	"github.com/urfave/cli/v2"
+)
+
+// WorkerOptions are worker's flags.
+type WorkerOptions struct {
+	NATS        NATSOptions
+	Concurrency int
+	// Listen is where /metrics and /healthz are served ("" or "off": not
+	// served).
+	Listen string
+	// Approval is what a dangerous job needs: "job" (the approval its
+	// enqueuer put in it), "yes" (none), "deny" (never runs).
+	Approval    string
+	Timeout     time.Duration
+	SessionDir  string
+	Screenshots runtime.ShotMode
+	Browser     engine.Options
+	// Ready, when set, is told the metrics address once the worker pulls
+	// (tests read it; the command prints it).
+	Ready func(addr string)
+}
+
+// The worker's approval policies.
+const (
+	WorkerApproveJob  = "job"
+	WorkerApproveYes  = "yes"
+	WorkerApproveDeny = "deny"
+)
+
+// DefaultWorkerListen is where a worker serves /metrics and /healthz.
+const DefaultWorkerListen = "127.0.0.1:9464"
+
+// WorkerCommand is `worker --nats URL`: run the queue's jobs on this
+// machine's browsers until SIGTERM, then drain.
+func WorkerCommand(cfg *Config) *cli.Command {
+	flags := natsFlags("the queue to take jobs from")
+	flags = append(flags,
+		&cli.IntFlag{Name: "concurrency", Value: 2, Usage: "jobs run at once (browser contexts open at once); the worker never holds more unacked jobs"},
+		&cli.StringFlag{Name: "listen", Value: DefaultWorkerListen, Usage: "serve /metrics (Prometheus) and /healthz here (off: none; :0 picks a port)"},
+		&cli.StringFlag{Name: "approval", Value: WorkerApproveJob, Usage: "dangerous jobs: job (run only with the approval its enqueuer obtained), yes (run all), deny (run none)"},
+		&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "bound for one job"},
+		&cli.DurationFlag{Name: "ack-wait", Value: queue.DefaultAckWait, Usage: "how long a job may go without a heartbeat before the server gives it to another worker"},
+		&cli.IntFlag{Name: "max-deliver", Value: queue.DefaultMaxDeliver, Usage: "deliveries of a job before it goes to the dead letter"},
+		&cli.DurationFlag{Name: "grace", Value: 30 * time.Second, Usage: "on SIGTERM, how long running jobs may finish before they are handed back to the queue"},
+		&cli.StringFlag{Name: "session-dir", Value: sessionlog.DefaultDir, Usage: "where the worker's session log goes (empty: no log)"},
+		screenshotsFlag(),
+	)
+	flags = append(flags, BrowserFlags()...)
+	return &cli.Command{
+		Name:  "worker",
+		Usage: "run macro jobs from a NATS JetStream queue on this machine's browsers until SIGTERM (docs/scale.md)",
+		Description: "Pulls jobs (from batch --nats, serve --nats or any publisher) from the shared durable consumer, runs each\n" +
+			"through the runtime with its evidence, stores the outcome, then acks. A job an earlier delivery may have run\n" +
+			"is not rerun blindly: read macros rerun, act and dangerous macros are decided by their done_check, else uncertain.",
+		Flags: flags,
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return Usagef("worker takes no arguments (got %q)", c.Args().First())
+			}
+			shots, err := shotMode(c)
+			if err != nil {
+				return err
+			}
+			no := natsOptions(c, cfg.getenv)
+			no.AckWait, no.MaxDeliver, no.Grace = c.Duration("ack-wait"), c.Int("max-deliver"), c.Duration("grace")
+			return runWorker(c.Context, newEnv(c, cfg), WorkerOptions{NATS: no, Concurrency: c.Int("concurrency"), Listen: c.String("listen"),
+				Approval: c.String("approval"), Timeout: c.Duration("timeout"), SessionDir: c.String("session-dir"),
+				Screenshots: shots, Browser: browserOptions(c)})
+		},
+	}
+}
+
+func runWorker(ctx context.Context, env *Env, o WorkerOptions) error {
+	cfg := env.Config
+	switch {
+	case o.Concurrency < 1:
+		return Usagef("--concurrency must be at least 1")
+	case o.Approval != WorkerApproveJob && o.Approval != WorkerApproveYes && o.Approval != WorkerApproveDeny:
+		return Usagef("--approval %q: want job, yes or deny", o.Approval)
+	case o.NATS.AckWait < 0 || o.NATS.MaxDeliver < 0 || o.NATS.Grace < 0:
+		return Usagef("--ack-wait, --max-deliver and --grace must not be negative")
+	}
+	if o.NATS.Worker == "" {
+		host, _ := os.Hostname()
+		o.NATS.Worker = fmt.Sprintf("%s:%d", host, os.Getpid())
+	}
+	q, err := openQueue(ctx, o.NATS, "macrokit worker "+o.NATS.Worker)
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+
+	lb := NewLazyBrowser(o.Browser)
+	defer lb.Close()
+	warm := runtime.NewWarmPages(lb.Pages, o.Concurrency)
+	defer warm.Close()
+	var held atomic.Int64
+	pages := func(ctx context.Context) (*engine.Page, func(), error) {
+		p, rel, err := warm.Pages(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		held.Add(1)
+		var once sync.Once
+		return p, func() { once.Do(func() { rel(); held.Add(-1) }) }, nil
+	}
+
+	base := runtime.Dispatcher{Registry: cfg.Registry, Pages: pages, Getenv: cfg.getenv, Primitives: cfg.Primitives,
+		Timeout: o.Timeout, Sites: cfg.SitePolicy()}
+	logPath := ""
+	if o.SessionDir != "" {
+		log, err := sessionlog.Open(o.SessionDir, sessionlog.NewID())
+		if err != nil {
+			return Failf("%v", err)
+		}
+		defer log.Close()
+		base.Log = log
+		base.Screenshots, base.ShotDir = o.Screenshots, o.SessionDir
+		logPath = log.Path()
+		if abs, err := filepath.Abs(logPath); err == nil {
+			logPath = abs
+		}
+		_ = log.Append(sessionlog.Record{Type: sessionlog.RecSystem, Event: "worker", Data: map[string]any{"worker": o.NATS.Worker, "stream": q.Config().Stream, "concurrency": o.Concurrency}})
+	}
+	idents := &workerIdentities{cfg: cfg, byName: map[string]*runtime.Identity{}}
+	metrics := worker.NewMetrics(func() int { return int(held.Load()) }, func() int { return o.Concurrency })
+	h := &worker.Handler{
+		Registry: cfg.Registry,
+		Dispatcher: func(job queue.Job) (*runtime.Dispatcher, error) {
+			return workerDispatcher(base, idents, o.Approval, job)
+		},
+		SessionLog: logPath,
+		Metrics:    metrics,
+	}
+
+	addr := ""
+	if o.Listen != "" && o.Listen != "off" {
+		ln, err := net.Listen("tcp", o.Listen)
+		if err != nil {
+			return Failf("worker: --listen %s: %v", o.Listen, err)
+		}
+		addr = ln.Addr().String()
+		srv := &http.Server{Handler: worker.Mux(metrics, worker.Check{Name: "nats", Check: q.Connected}), ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = srv.Serve(ln) }()
+		defer srv.Close()
+	}
+	where := ""
+	if addr != "" {
+		where = fmt.Sprintf("; metrics at http://%s/metrics", addr)
+	}
+	fmt.Fprintf(env.Stderr, "worker %s: taking jobs from %s at %s, %d at a time%s\n", o.NATS.Worker, q.Config().Stream, o.NATS.URL, o.Concurrency, where)
+	if o.Ready != nil {
+		o.Ready(addr)
+	}
+	if err := q.Work(ctx, o.Concurrency, h.Handle); err != nil {
+		return Failf("worker: %v", err)
+	}
+	// Drained: every job this worker held is stored and acked, or nak'ed
+	// for another worker. Pages still open belong to handlers cut off by
+	// the grace; they close with the browser.
+	fmt.Fprintf(env.Stderr, "worker %s: drained, stopping\n", o.NATS.Worker)
+	return nil
+}
+
+// workerDispatcher is the dispatcher a job runs on: its identity's, and
+// for a dangerous macro an approver by the worker's policy.
+func workerDispatcher(base runtime.Dispatcher, idents *workerIdentities, policy string, job queue.Job) (*runtime.Dispatcher, error) {
+	id, err := idents.get(job.Identity)
+	if err != nil {
+		return nil, err
+	}
+	d := base
+	d.Identity = id
+	switch {
+	case policy == WorkerApproveYes:
+		d.Approver = yesApprover()
+	case policy == WorkerApproveJob && job.Approval != nil:
+		who := job.Approval.Channel
+		if job.Approval.Who != "" {
+			who = job.Approval.Who + " via " + job.Approval.Channel
+		}
+		d.Approver = runtime.AuditedApprover(runtime.AlwaysApprove, audit.ChannelQueue, who)
+	}
+	return &d, nil
+}
+
+// workerIdentities keeps one runtime.Identity per name for the worker's
+// life, so concurrent jobs of one identity share its login flight.
+type workerIdentities struct {
+	cfg    *Config
+	mu     sync.Mutex
+	byName map[string]*runtime.Identity
+}
+
+func (w *workerIdentities) get(name string) (*runtime.Identity, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if id, ok := w.byName[name]; ok {
+		return id, nil
+	}
+	id, err := callIdentity(w.cfg, name)
+	if err != nil {
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			err = ee.Err
+		}
+		return nil, &runtime.CallError{Code: runtime.CodeIdentity, Message: err.Error(), Err: err}
+	}
+	w.byName[name] = id
+	return id, nil
+}
