@@ -44,7 +44,9 @@ func startWorker(t *testing.T, env map[string]string, url string, extra ...strin
 	errb := &syncBuffer{}
 	done := make(chan int, 1)
 	args := append([]string{"macrokit", "worker", "--nats", url, "--listen", "127.0.0.1:0", "--session-dir", "", "--grace", "5s"}, extra...)
-	go func() { done <- run(ctx, args, strings.NewReader(""), io.Discard, errb, func(k string) string { return env[k] }) }()
+	go func() {
+		done <- run(ctx, args, strings.NewReader(""), io.Discard, errb, func(k string) string { return env[k] })
+	}()
 	re := regexp.MustCompile(`metrics at http://(\S+)/metrics`)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
