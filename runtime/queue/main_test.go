@@ -16,7 +16,7 @@ import (
 
 // startServer runs an embedded nats-server with JetStream file storage in
 // dir; port -1 picks a free one.
-func startServer(t *testing.T, dir string, port int) *server.Server {
+func startServer(t testing.TB, dir string, port int) *server.Server {
 	t.Helper()
 	s, err := server.NewServer(&server.Options{
 		Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true,
@@ -36,7 +36,7 @@ func serverPort(s *server.Server) int { return s.Addr().(*net.TCPAddr).Port }
 
 // connect opens a client that reconnects quickly and forever (the
 // restart test needs it).
-func connect(t *testing.T, s *server.Server) jetstream.JetStream {
+func connect(t testing.TB, s *server.Server) jetstream.JetStream {
 	t.Helper()
 	nc, err := nats.Connect(s.ClientURL(), nats.ReconnectWait(50*time.Millisecond), nats.MaxReconnects(-1))
 	if err != nil {

@@ -1,0 +1,79 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// BenchmarkQueueOverhead measures what the queue adds to one job on
+// loopback, one job at a time (latency, not throughput): enqueue -> the
+// handler starting (publish, consumer pull, the stored-result and start
+// mark reads), and the handler returning -> a collector's Watch getting
+// the Result (store, KV watch). Reported as p50/p95 in milliseconds:
+//
+//	go test ./runtime/queue -run '^$' -bench QueueOverhead -benchtime 300x
+func BenchmarkQueueOverhead(b *testing.B) {
+	s := startServer(b, b.TempDir(), -1)
+	q, err := Open(context.Background(), connect(b, s), Config{Worker: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var mu sync.Mutex
+	started := map[string]time.Time{}
+	returned := map[string]time.Time{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		_ = q.Work(ctx, 1, func(ctx context.Context, d Delivery) Result {
+			now := time.Now()
+			mu.Lock()
+			started[d.Job.ID] = now
+			mu.Unlock()
+			if err := d.MarkStarted(ctx); err != nil {
+				return Retry(err.Error())
+			}
+			mu.Lock()
+			returned[d.Job.ID] = time.Now()
+			mu.Unlock()
+			return Result{Status: StatusOK}
+		})
+	}()
+	results, err := q.Watch(ctx, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var toStart, toCollector []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		id := fmt.Sprintf("bench.%d", i)
+		t0 := time.Now()
+		if _, err := q.Enqueue(ctx, Job{ID: id, Macro: "m", Batch: "bench"}); err != nil {
+			b.Fatal(err)
+		}
+		select {
+		case r := <-results:
+			got := time.Now()
+			mu.Lock()
+			toStart = append(toStart, started[r.JobID].Sub(t0))
+			toCollector = append(toCollector, got.Sub(returned[r.JobID]))
+			mu.Unlock()
+		case <-time.After(30 * time.Second):
+			b.Fatalf("no result for %s", id)
+		}
+	}
+	b.StopTimer()
+	for _, m := range []struct {
+		name string
+		d    []time.Duration
+	}{{"enqueue-to-start", toStart}, {"result-to-collector", toCollector}} {
+		slices.Sort(m.d)
+		b.ReportMetric(ms(m.d[len(m.d)/2]), m.name+"-p50-ms")
+		b.ReportMetric(ms(m.d[len(m.d)*95/100]), m.name+"-p95-ms")
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
