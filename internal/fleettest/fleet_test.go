@@ -516,3 +516,35 @@ func killUnder(dir string) {
 		}
 	}
 }
+
+// TestFleetThroughputFigure measures rows per minute of a 40-row
+// add_customer batch (behind the demo login) with 1, 2 and 3 worker
+// processes of --concurrency 1, against a local `batch` of the same rows
+// with --concurrency 1 measured in the same run (the ratio is the
+// figure; docs/scale.md). Not in CI:
+//
+//	MACROKIT_FLEET_FIGURE=1 go test ./internal/fleettest -run ThroughputFigure -v -timeout 30m
+func TestFleetThroughputFigure(t *testing.T) {
+	if os.Getenv("MACROKIT_FLEET_FIGURE") == "" {
+		t.Skip("a measurement, not a test: set MACROKIT_FLEET_FIGURE=1")
+	}
+	const n = 40
+	f := newFleet(t, demosite.Options{RequireLogin: true})
+	timed := func(name string, args ...string) time.Duration {
+		begin := time.Now()
+		p := f.start(name, macrokitBin, args...)
+		if code := f.waitBatch(p, 15*time.Minute); code != 0 {
+			t.Fatalf("%s exited %d:\n%s", name, code, p.stderr())
+		}
+		return time.Since(begin)
+	}
+	input, _ := f.rows("local.csv", "local", n, 0)
+	local := timed("local batch", "batch", "add_customer", "--input", input, "--key", "email", "--session-dir", "")
+	t.Logf("local batch --concurrency 1: %d rows in %v: %.1f rows/min", n, local.Round(time.Millisecond), n/local.Minutes())
+	for workers := 1; workers <= 3; workers++ {
+		f.startWorker("--concurrency", "1", "--session-dir", "")
+		input, _ := f.rows(fmt.Sprintf("w%d.csv", workers), fmt.Sprintf("w%d-", workers), n, 0)
+		took := timed(fmt.Sprintf("batch on %d workers", workers), "batch", "add_customer", "--input", input, "--key", "email", "--nats", f.natsURL(), "--session-dir", "")
+		t.Logf("%d worker(s): %d rows in %v: %.1f rows/min, %.2fx the local batch", workers, n, took.Round(time.Millisecond), n/took.Minutes(), local.Seconds()/took.Seconds())
+	}
+}
