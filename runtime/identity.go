@@ -39,8 +39,11 @@ type Credential struct {
 type Identity struct {
 	// Name is the identity's name ("default" when a deployment names none).
 	Name string
-	// Store persists the state; nil keeps it in memory for the process.
-	Store *identity.Store
+	// Store persists the state: an *identity.Store (files on this
+	// machine) or a fleet's shared store (runtime/identity/kvstore). Nil
+	// keeps it in memory for the process; a nil *identity.Store must be
+	// left as a nil interface, not assigned here.
+	Store identity.Keeper
 	// Credentials returns this identity's configured value of a login
 	// parameter (ok false: not configured, the spec's Credentials apply).
 	Credentials func(param string) (value string, ok bool, err error)

@@ -13,6 +13,7 @@ const (
 	CodePermissions Code = "permissions" // the file or directory is open to others
 	CodeCorrupt     Code = "corrupt"     // not a state file
 	CodeIO          Code = "io"          // reading, writing or locking failed
+	CodeBadConfig   Code = "bad_config"  // a store's configuration cannot work (a bucket name, a TTL)
 )
 
 // Error is an identity store error. Its message names paths and codes,

@@ -142,8 +142,17 @@ func (s *Store) read(name string) (*Record, bool, error) {
 	return rec, sealed, nil
 }
 
-// decode reads an envelope for identity name (any name when name is "").
+// decode reads an envelope for identity name (any name when name is "")
+// with the store's key.
 func (s *Store) decode(name string, data []byte) (*Record, bool, error) {
+	return Decode(name, data, s.key)
+}
+
+// Decode reads a record as Encode wrote it, for identity name (any name
+// when name is ""), opening it with key when it is sealed; sealed reports
+// whether it was. Another store of the same format (runtime/identity/kvstore)
+// uses it so the envelope and its crypto live in one place.
+func Decode(name string, data, key []byte) (rec *Record, sealed bool, err error) {
 	if len(data) > MaxFileBytes {
 		return nil, false, &Error{Code: CodeCorrupt, Msg: fmt.Sprintf("larger than %d MiB: not an identity state", MaxFileBytes>>20)}
 	}
@@ -159,39 +168,40 @@ func (s *Store) decode(name string, data []byte) (*Record, bool, error) {
 		return nil, false, &Error{Code: CodeCorrupt, Msg: fmt.Sprintf("the file holds identity %q, not %q", env.Name, name)}
 	}
 	body := []byte(env.Record)
-	sealed := env.Cipher != ""
+	sealed = env.Cipher != ""
 	if sealed {
 		if env.Cipher != cipherName {
 			return nil, false, &Error{Code: CodeCorrupt, Msg: fmt.Sprintf("unknown cipher %q", env.Cipher)}
 		}
-		if s.key == nil {
+		if key == nil {
 			return nil, false, &Error{Code: CodeNeedKey, Msg: "the identity is sealed: set " + EnvKey + " to its key"}
 		}
-		plain, err := open(s.key, env.Nonce, env.Sealed, additional(env.Name))
+		plain, err := open(key, env.Nonce, env.Sealed, additional(env.Name))
 		if err != nil {
 			return nil, false, &Error{Code: CodeDecrypt, Msg: "cannot open the sealed identity: wrong " + EnvKey + ", or the file was changed", Err: err}
 		}
 		body = plain
 	}
-	var rec Record
-	if err := json.Unmarshal(body, &rec); err != nil {
+	var r Record
+	if err := json.Unmarshal(body, &r); err != nil {
 		return nil, false, &Error{Code: CodeCorrupt, Msg: "the identity record is not valid: " + err.Error(), Err: err}
 	}
-	if rec.Name != env.Name {
+	if r.Name != env.Name {
 		return nil, false, &Error{Code: CodeCorrupt, Msg: "the record's name does not match its file"}
 	}
-	if rec.Logins == nil {
-		rec.Logins = map[string]Login{}
+	if r.Logins == nil {
+		r.Logins = map[string]Login{}
 	}
-	return &rec, sealed, nil
+	return &r, sealed, nil
 }
 
 func additional(name string) []byte {
 	return fmt.Appendf(nil, "macrokit-identity/%d/%s", Version, name)
 }
 
-// encode writes rec as an envelope, sealed when key is set.
-func encode(rec *Record, key []byte) ([]byte, error) {
+// Encode writes rec as the state file's envelope: sealed with AES-256-GCM
+// under key (the identity name bound in), or in the clear when key is nil.
+func Encode(rec *Record, key []byte) ([]byte, error) {
 	body, err := json.Marshal(rec)
 	if err != nil {
 		return nil, err
@@ -244,7 +254,7 @@ func (s *Store) Update(ctx context.Context, name string, fn func(*Record) error)
 
 func (s *Store) write(rec *Record) error {
 	p := s.path(rec.Name)
-	data, err := encode(rec, s.key)
+	data, err := Encode(rec, s.key)
 	if err != nil {
 		return &Error{Code: CodeIO, Path: p, Msg: "encode: " + err.Error(), Err: err}
 	}
@@ -341,7 +351,7 @@ func (s *Store) Export(name string, w io.Writer, plain bool) error {
 	if plain {
 		key = nil
 	}
-	data, err := encode(rec, key)
+	data, err := Encode(rec, key)
 	if err != nil {
 		return err
 	}
