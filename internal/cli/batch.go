@@ -42,6 +42,10 @@ type BatchOptions struct {
 	Browser        engine.Options
 	// Screenshots is --screenshots (it needs SessionDir).
 	Screenshots runtime.ShotMode
+	// NATS, when its URL is set, enqueues the rows on a worker fleet's
+	// queue instead of running them here (batchnats.go); Concurrency is
+	// then the most rows in flight (enqueued, not yet collected).
+	NATS NATSOptions
 }
 
 // BatchCommand is `batch MACRO --input rows.csv`: one macro over many rows,
@@ -67,7 +71,7 @@ func BatchCommand(cfg *Config) *cli.Command {
 			&cli.StringFlag{Name: "session-dir", Value: sessionlog.DefaultDir, Usage: "where the session log goes (empty: no log)"},
 			IdentityFlag(),
 			screenshotsFlag(),
-		}, BrowserFlags()...),
+		}, append(natsFlags("enqueue the rows for a worker fleet instead of running them here (docs/batch.md)"), BrowserFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return Usagef("batch needs exactly one macro name (see '%s list')", cfg.Name)
@@ -79,7 +83,11 @@ func BatchCommand(cfg *Config) *cli.Command {
 			opts := BatchOptions{Macro: c.Args().First(), Input: c.String("input"), Map: c.StringSlice("map"), Args: c.StringSlice("arg"),
 				Key: c.String("key"), DryRun: c.Bool("dry-run"), Concurrency: c.Int("concurrency"), Rate: c.Float64("rate"), Resume: c.String("resume"),
 				RetryFailed: c.Bool("retry-failed"), RerunUncertain: c.Bool("rerun-uncertain"), Yes: c.Bool("yes"), Timeout: c.Duration("timeout"),
-				SessionDir: c.String("session-dir"), Identity: c.String("identity"), Browser: browserOptions(c), Screenshots: shots}
+				SessionDir: c.String("session-dir"), Identity: c.String("identity"), Browser: browserOptions(c), Screenshots: shots,
+				NATS: natsOptions(c, cfg.getenv)}
+			if opts.NATS.URL != "" && !c.IsSet("concurrency") {
+				opts.Concurrency = DefaultNATSWindow // one row at a time would starve the fleet
+			}
 			return runBatch(c.Context, newEnv(c, cfg), opts)
 		},
 	}
@@ -98,6 +106,9 @@ type batchRow struct {
 	Failed  []batch.FailedCheck `json:"failed_checks,omitempty"`
 	// Note: how the row was decided without running it (a done check).
 	Note string `json:"note,omitempty"`
+	// Worker names the fleet worker that stored the row's outcome
+	// (batch --nats).
+	Worker string `json:"worker,omitempty"`
 }
 
 func splitPairs(flag string, pairs []string) (map[string]string, error) {
@@ -227,33 +238,59 @@ type rowJob struct {
 	check bool
 }
 
-func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, in batchInput, total int, stamp fileStamp) error {
-	cfg := env.Config
+// openedBatch is a batch's id, directory, what its journal said before
+// this run, and the journal open for appending.
+type openedBatch struct {
+	id    string
+	dir   string
+	prior batch.State
+	j     *batch.Journal
+}
+
+// openBatch names a new batch or finds the one --resume names, and opens
+// its journal.
+func openBatch(cfg *Config, o BatchOptions) (*openedBatch, error) {
 	id := o.Resume
 	if id == "" {
 		id = "b-" + sessionlog.NewID()
 	} else if strings.ContainsAny(id, `/\`) || strings.HasPrefix(id, ".") {
-		return Usagef("--resume %q is not a batch id", id)
+		return nil, Usagef("--resume %q is not a batch id", id)
 	}
 	dir := batchDir(cfg, id)
 	if o.Resume != "" {
 		if _, err := os.Stat(filepath.Join(dir, "journal.jsonl")); err != nil {
-			return Usagef("--resume %s: no such batch in %s", id, filepath.Dir(dir))
+			return nil, Usagef("--resume %s: no such batch in %s", id, filepath.Dir(dir))
 		}
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return Failf("batch: %v", err)
+		return nil, Failf("batch: %v", err)
 	}
 	jpath := filepath.Join(dir, "journal.jsonl")
 	prior, err := batch.ReadJournal(jpath)
 	if err != nil {
-		return Failf("batch: %v", err)
+		return nil, Failf("batch: %v", err)
 	}
 	j, err := batch.OpenJournal(jpath)
 	if err != nil {
-		return Failf("batch: %v", err)
+		return nil, Failf("batch: %v", err)
 	}
-	defer j.Close()
+	return &openedBatch{id: id, dir: dir, prior: prior, j: j}, nil
+}
+
+func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, in batchInput, total int, stamp fileStamp) error {
+	cfg := env.Config
+	if o.NATS.URL != "" {
+		return runRowsNATS(ctx, env, o, m, in, total, stamp)
+	}
+	ob, err := openBatch(cfg, o)
+	if err != nil {
+		return err
+	}
+	defer ob.j.Close()
+	id, dir, prior, j := ob.id, ob.dir, ob.prior, ob.j
+	if n := onFleet(id, prior); n > 0 {
+		return Usagef("batch %s has %d row(s) enqueued on a worker fleet without an outcome here: resume it with --nats (they may still run there)", id, n)
+	}
 	mem, err := callApprovals(cfg)
 	if err != nil {
 		return err
@@ -281,7 +318,7 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, in
 		d.Screenshots, d.ShotDir = o.Screenshots, o.SessionDir
 		_ = log.Append(sessionlog.Record{Type: sessionlog.RecSystem, Event: "batch", Data: map[string]any{"batch": id, "macro": m.Name, "rows": total, "input": o.Input}})
 	}
-	if err := writeBatchMeta(dir, id, m.Name, o, session); err != nil {
+	if err := writeBatchMeta(dir, id, m.Name, o, session, ""); err != nil {
 		return Failf("batch: %v", err)
 	}
 	before := ""
@@ -343,7 +380,7 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, in
 		switch {
 		case !seen:
 		case p.Status == batch.StatusOK:
-			row.Status, row.CallID, row.Session, row.Result, row.Note = batch.StatusSkipped, p.CallID, p.Session, p.Result, p.Note
+			row.Status, row.CallID, row.Session, row.Result, row.Note, row.Worker = batch.StatusSkipped, p.CallID, p.Session, p.Result, p.Note, p.Worker
 		case p.Status == batch.StatusUncertain && m.Risk != runtime.RiskRead && !o.RerunUncertain && m.DoneCheck != nil:
 			// It may have acted: its done check decides, on a fresh page,
 			// before it runs again.
@@ -352,7 +389,7 @@ func runRows(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro, in
 			row.Status, row.CallID, row.Session = batch.StatusUncertain, p.CallID, p.Session
 			row.Error = &batch.EntryError{Code: "uncertain", Message: "the row started and has no outcome: it may have acted; check the site, then --rerun-uncertain"}
 		case (p.Status == batch.StatusFailed || p.Status == batch.StatusUnverified) && !o.RetryFailed:
-			row = batchRow{Line: r.Line, Key: r.Key, Status: p.Status, CallID: p.CallID, Session: p.Session, Result: p.Result, Error: p.Error, Failed: p.Failed, Note: p.Note}
+			row = batchRow{Line: r.Line, Key: r.Key, Status: p.Status, CallID: p.CallID, Session: p.Session, Result: p.Result, Error: p.Error, Failed: p.Failed, Note: p.Note, Worker: p.Worker}
 		}
 		if row.Status != "" {
 			mu.Lock()
@@ -436,6 +473,8 @@ type BatchMeta struct {
 	Input      string   `json:"input"`
 	SessionDir string   `json:"session_dir,omitempty"` // absolute
 	Sessions   []string `json:"sessions,omitempty"`
+	// Stream is the NATS stream a batch --nats enqueued its rows on.
+	Stream string `json:"stream,omitempty"`
 }
 
 // ReadBatchMeta reads dir/batch.json.
@@ -451,10 +490,13 @@ func ReadBatchMeta(dir string) (*BatchMeta, error) {
 	return &m, nil
 }
 
-func writeBatchMeta(dir, id, macro string, o BatchOptions, session string) error {
+func writeBatchMeta(dir, id, macro string, o BatchOptions, session, stream string) error {
 	m, err := ReadBatchMeta(dir)
 	if err != nil {
 		m = &BatchMeta{ID: id, Macro: macro, Input: o.Input}
+	}
+	if stream != "" {
+		m.Stream = stream
 	}
 	if session != "" {
 		if abs, err := filepath.Abs(o.SessionDir); err == nil {
@@ -558,7 +600,7 @@ func finishBatch(env *Env, o BatchOptions, id, dir string, report []batchRow, in
 	}
 	if err := atomicfile.Write(filepath.Join(dir, "report.csv"), 0o600, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
-		_ = cw.Write([]string{"line", "key", "status", "call_id", "error_code", "error", "failed_checks", "result", "note"})
+		_ = cw.Write([]string{"line", "key", "status", "call_id", "error_code", "error", "failed_checks", "result", "note", "worker"})
 		for _, r := range report {
 			code, msg := "", ""
 			if r.Error != nil {
@@ -568,7 +610,7 @@ func finishBatch(env *Env, o BatchOptions, id, dir string, report []batchRow, in
 			for _, c := range r.Failed {
 				checks = append(checks, fmt.Sprintf("%s %s: expected %s, actual %s", c.Step, c.Kind, c.Expected, c.Actual))
 			}
-			_ = cw.Write([]string{fmt.Sprint(r.Line), r.Key, string(r.Status), r.CallID, code, msg, strings.Join(checks, "; "), string(r.Result), r.Note})
+			_ = cw.Write([]string{fmt.Sprint(r.Line), r.Key, string(r.Status), r.CallID, code, msg, strings.Join(checks, "; "), string(r.Result), r.Note, r.Worker})
 		}
 		cw.Flush()
 		return cw.Error()

@@ -213,7 +213,7 @@ func batchRows(dir string) ([]batchRow, string, error) {
 		byKey[r.Key] = i
 	}
 	for key, e := range state {
-		r := batchRow{Line: e.Line, Key: key, Status: e.Status, CallID: e.CallID, Session: e.Session, Result: e.Result, Error: e.Error, Failed: e.Failed}
+		r := batchRow{Line: e.Line, Key: key, Status: e.Status, CallID: e.CallID, Session: e.Session, Result: e.Result, Error: e.Error, Failed: e.Failed, Note: e.Note, Worker: e.Worker}
 		if i, ok := byKey[key]; ok {
 			rows[i] = r
 		} else {

@@ -16,6 +16,7 @@ type BatchSource struct {
 	Input string
 	// SessionDir holds the batch's session logs; Sessions are their ids,
 	// one per run of the batch (the first and each resume), oldest first.
+	// An absolute path is a log elsewhere (a fleet worker's).
 	SessionDir string
 	Sessions   []string
 	Rows       []Row
@@ -37,6 +38,9 @@ func FromBatch(src BatchSource) (*Report, error) {
 		}
 		seen = append(seen, id)
 		path := filepath.Join(src.SessionDir, id+".jsonl")
+		if filepath.IsAbs(id) {
+			path = id // a fleet worker's log, named by its path (batch --nats)
+		}
 		if _, err := b.session(path); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				rep.Notes = append(rep.Notes, fmt.Sprintf("session log %s is gone: the steps of the rows it ran cannot be shown", path))

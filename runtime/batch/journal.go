@@ -42,6 +42,9 @@ type Entry struct {
 	// Note says how an end was reached other than by running the row: an
 	// uncertain row its macro's done check found already done.
 	Note string `json:"note,omitempty"`
+	// Worker names the fleet worker whose stored result the end is (a
+	// batch run on a worker fleet).
+	Worker string `json:"worker,omitempty"`
 }
 
 // EntryError is a failed row's error code and message.
