@@ -71,6 +71,10 @@ type Outcome struct {
 	// Logins are the logins the runtime ran for this call on demand (its
 	// session was missing or ended), in order.
 	Logins []LoginRun `json:"logins,omitempty"`
+	// Remote says where the call ran when a Remote ran it (Dispatcher.Remote):
+	// its evidence here is what the remote reported, the rest is in the
+	// remote's session log.
+	Remote *RemoteRun `json:"remote,omitempty"`
 }
 
 // LoginRun is one login run on demand for a call: which macro, for which
@@ -122,6 +126,10 @@ type Dispatcher struct {
 	// ShotDir is the directory the screenshots' paths are relative to:
 	// the session log's ("" means the directory of Log.Path()).
 	ShotDir string
+	// Remote, when set, runs every validated and approved call in another
+	// process instead of this one (see Remote); Pages, Identity's logins,
+	// Primitives and Screenshots are then the remote's business.
+	Remote Remote
 }
 
 // Dispatch validates one call, runs it and records it in the session log.
@@ -179,12 +187,17 @@ type callRun struct {
 	ident *Identity
 	// shots is where the call's screenshots go (nil: it takes none).
 	shots *callShots
+	// data is the tool_call record's data (a Remote gets it).
+	data map[string]any
+	// remote: a Remote ran the call, and its verification and verdict
+	// stand (there are no steps here to judge).
+	remote bool
 }
 
 // begin registers a call's secrets and writes its tool_call record (with
 // data, when set).
 func (d *Dispatcher) begin(ctx context.Context, id string, turn int, name string, m *Macro, args json.RawMessage, data map[string]any) *callRun {
-	r := &callRun{d: d, start: time.Now(), turn: turn, macro: m, out: &Outcome{CallID: id, Macro: name}, ident: d.Identity, shots: d.newCallShots(id)}
+	r := &callRun{d: d, start: time.Now(), turn: turn, macro: m, out: &Outcome{CallID: id, Macro: name}, ident: d.Identity, shots: d.newCallShots(id), data: data}
 	if r.ident == nil && m != nil && m.Session != "" {
 		r.ident = &Identity{Name: "default"}
 	}
@@ -210,12 +223,17 @@ func (r *callRun) finish(cerr *CallError) *Outcome {
 		out.Error = cerr
 	}
 	out.Duration = time.Since(r.start)
-	out.Verification = summarize(out.Steps)
-	out.Verdict, out.Verification.Unchecked = verdictOf(out.OK, out.Steps)
+	if !r.remote {
+		out.Verification = summarize(out.Steps)
+		out.Verdict, out.Verification.Unchecked = verdictOf(out.OK, out.Steps)
+	}
 	rec := sessionlog.Record{Type: sessionlog.RecToolResult, Turn: r.turn, CallID: out.CallID, Tool: out.Macro, Raw: r.raw(), OK: out.OK, Result: out.Result,
 		DurationMS: out.Duration.Milliseconds(), Verification: &out.Verification, Verdict: out.Verdict}
 	if r.x != nil {
 		rec.Data = r.x.annotations()
+	}
+	if out.Remote != nil {
+		rec.Data = map[string]any{"remote": out.Remote}
 	}
 	rec.Steps = loggedSteps(out.Steps)
 	if usedTabs(out.Steps) {
@@ -246,6 +264,7 @@ func (d *Dispatcher) run(ctx context.Context, r *callRun, valid ValidArgs) *Outc
 	if r.logErr != nil {
 		return r.finish(&CallError{Code: CodeLogFailed, Message: "the call could not be written to the session log (" + r.logErr.Error() + "); it did not run", Err: r.logErr})
 	}
+	var approved *Approval
 	if m.Risk == RiskDangerous {
 		req := ApprovalRequest{Macro: m.Name, Intent: m.Intent, Args: redactRaw(args, r.secrets)}
 		if d.Approver == nil {
@@ -273,11 +292,15 @@ func (d *Dispatcher) run(ctx context.Context, r *callRun, valid ValidArgs) *Outc
 		if err := audit.Record(ctx, audit.Event{Kind: audit.DangerousRun, Session: d.sessionID(), Macro: m.Name, Channel: a.Channel, Who: a.Who, Target: string(req.Args)}); err != nil {
 			return r.finish(&CallError{Code: CodeAuditFailed, Message: "the audit log could not record the dangerous run: " + err.Error() + "; nothing ran", Err: err})
 		}
+		approved = &a
 	}
 	if d.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d.Timeout)
 		defer cancel()
+	}
+	if d.Remote != nil {
+		return d.runRemote(ctx, r, valid, approved)
 	}
 	p, cerr := d.provider(m)
 	if cerr != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/audit"
+	"github.com/macrokit/macrokit-go/runtime/fleet"
 	"github.com/macrokit/macrokit-go/runtime/refdata"
 	"github.com/macrokit/macrokit-go/runtime/route"
 	"github.com/macrokit/macrokit-go/runtime/route/catalog"
@@ -49,6 +50,7 @@ func ServeCommand(cfg *Config) *cli.Command {
 			DefaultText: fmt.Sprintf("3/4 of RLIMIT_NOFILE less 64, at most %d: %d here", serve.DefaultMaxConnsCeiling, serve.DefaultMaxConns())},
 		&cli.IntFlag{Name: "catalog-threshold", Value: catalog.DefaultThreshold, Usage: "POST /v1/ask: registry size above which only the top-k relevant macros are offered"},
 	}
+	flags = append(flags, natsFlags("run every call as a job on a worker fleet instead of this machine's browser (docs/serve.md \"On a fleet\")")...)
 	flags = append(flags, ModelFlags()...)
 	flags = append(flags, IdentityFlag(), screenshotsFlag())
 	flags = append(flags, BrowserFlags()...)
@@ -76,6 +78,7 @@ func ServeCommand(cfg *Config) *cli.Command {
 					MaxConns: c.Int("max-conns")},
 				Models: modelOptions(c), Browser: browserOptions(c), Identity: c.String("identity")}
 			opts.SessionMaxMB = c.Int("session-max-mb")
+			opts.NATS = natsOptions(c, cfg.getenv)
 			opts.Screenshots = shots
 			return runServe(c.Context, newEnv(c, cfg), opts)
 		},
@@ -101,6 +104,9 @@ type ServeOptions struct {
 	Browser                      engine.Options
 	Identity                     string           // --identity
 	Screenshots                  runtime.ShotMode // --screenshots (it needs SessionDir)
+	// NATS, with a URL (--nats or $MACROKIT_NATS), runs every call on the
+	// worker fleet behind that queue: no browser is started here.
+	NATS NATSOptions
 }
 
 // runServe serves the macros until ctx ends.
@@ -149,6 +155,14 @@ func runServe(ctx context.Context, env *Env, opts ServeOptions) error {
 		Refdata: refdata.FromContext(ctx), HTTP: opts.HTTPLimits,
 		Audit:  audit.From(ctx),
 		Logger: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	if opts.NATS.URL != "" {
+		q, err := openQueue(ctx, opts.NATS, "macrokit serve")
+		if err != nil {
+			return err
+		}
+		defer q.Close()
+		so.Fleet, so.Browser = fleet.New(q.Queue, q.Connected), nil
 	}
 	var models *Models
 	if wantsModel(cfg, opts.Models) {
@@ -213,8 +227,13 @@ func runServe(ctx context.Context, env *Env, opts ServeOptions) error {
 		}
 	}
 	// stdout belongs to the MCP protocol: everything else goes to stderr.
-	fmt.Fprintf(env.Stderr, "%s serve: %d macros; %s; concurrency %d, call timeout %s, approval %s",
-		cfg.Name, cfg.Registry.Len(), joinList(where), so.Concurrency, so.CallTimeout, policy)
+	fmt.Fprintf(env.Stderr, "%s serve: %d macros; %s; ", cfg.Name, cfg.Registry.Len(), joinList(where))
+	if so.Fleet != nil {
+		fmt.Fprintf(env.Stderr, "calls run on the fleet at %s (stream %s), no browser here", opts.NATS.URL, opts.NATS.Stream)
+	} else {
+		fmt.Fprintf(env.Stderr, "concurrency %d", so.Concurrency)
+	}
+	fmt.Fprintf(env.Stderr, ", call timeout %s, approval %s", so.CallTimeout, policy)
 	if ln != nil {
 		l := srv.Limits()
 		fmt.Fprintf(env.Stderr, "; at most %d connections (idle %s, headers %s, body %s)", l.MaxConns, l.IdleTimeout, l.ReadHeaderTimeout, l.BodyTimeout)

@@ -90,8 +90,11 @@ type Result struct {
 // FailedCheck is one check of a call that did not pass (the shape of a
 // batch report's failed_checks).
 type FailedCheck struct {
-	Step     string `json:"step"`
-	Kind     string `json:"kind"`
+	Step string `json:"step"`
+	Kind string `json:"kind"`
+	// Status is failed or unverifiable (empty from workers before it was
+	// carried).
+	Status   string `json:"status,omitempty"`
 	Expected string `json:"expected"`
 	Actual   string `json:"actual"`
 }

@@ -3,7 +3,9 @@
 // and a small JSON HTTP API, over one shared browser whose isolated
 // contexts are handed out by a bounded pool. Every call goes through the
 // runtime's Dispatcher, so it is validated, verified and written to the
-// session log exactly like `run`.
+// session log exactly like `run`. With Options.Fleet the calls run on
+// other processes instead (serve --nats: a worker fleet; the dispatcher
+// still validates, approves and logs them) and no browser is started.
 //
 // It is independent of any command-line framework: internal/cli wires it to
 // flags (`macrokit serve`).

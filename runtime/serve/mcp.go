@@ -61,12 +61,15 @@ type Evidence struct {
 	Verification sessionlog.VerificationSummary `json:"verification"`
 	Steps        []runtime.StepRecord           `json:"steps,omitempty"`
 	DurationMS   int64                          `json:"duration_ms"`
+	// Remote, for a call a fleet ran, names its job, worker and the
+	// worker's session log (where its steps are).
+	Remote *runtime.RemoteRun `json:"remote,omitempty"`
 }
 
 // EvidenceOf extracts a call's evidence from its outcome.
 func EvidenceOf(out *runtime.Outcome) Evidence {
 	return Evidence{CallID: out.CallID, Macro: out.Macro, OK: out.OK, Verdict: out.Verdict, Error: out.Error, Verification: out.Verification,
-		Steps: out.Steps, DurationMS: out.Duration.Milliseconds()}
+		Steps: out.Steps, DurationMS: out.Duration.Milliseconds(), Remote: out.Remote}
 }
 
 // MCPServer is the MCP server: one tool per macro. Connect it to any
@@ -390,6 +393,10 @@ func summaryText(out *runtime.Outcome) string {
 		}
 	}
 	var b strings.Builder
+	if r := out.Remote; r != nil {
+		remoteSummary(&b, status, out, r)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "%s: %d check(s) passed, %d failed, %d unverifiable over %d step(s) in %s", status, v.Passed, v.Failed, v.Unverifiable,
 		len(out.Steps), out.Duration.Round(time.Millisecond))
 	for _, st := range out.Steps {
@@ -403,6 +410,32 @@ func summaryText(out *runtime.Outcome) string {
 		}
 	}
 	return b.String()
+}
+
+// remoteSummary is summaryText for a call a fleet ran: it carries the
+// checks that did not pass, not the steps, and says where they are.
+func remoteSummary(b *strings.Builder, status string, out *runtime.Outcome, r *runtime.RemoteRun) {
+	v := out.Verification
+	if out.Verdict == sessionlog.VerdictUnverified {
+		status = "unverified"
+	}
+	fmt.Fprintf(b, "%s on the fleet in %s (job %s", status, out.Duration.Round(time.Millisecond), r.Job)
+	if r.Worker != "" {
+		fmt.Fprintf(b, ", worker %s, delivery %d", r.Worker, r.Attempt)
+	}
+	fmt.Fprintf(b, "): %d check(s) failed, %d unverifiable", v.Failed, v.Unverifiable)
+	if r.Note != "" {
+		fmt.Fprintf(b, "; %s", r.Note)
+	}
+	if r.SessionLog != "" {
+		fmt.Fprintf(b, "; every step and check is in the worker's session log %s", r.SessionLog)
+	}
+	checks, _ := v.Checks.([]any)
+	for _, c := range checks {
+		if m, ok := c.(map[string]any); ok {
+			fmt.Fprintf(b, "\n%v %v %v: expected %q, actual %q", m["step"], m["kind"], m["status"], fmt.Sprint(m["expected"]), fmt.Sprint(m["actual"]))
+		}
+	}
 }
 
 // textError is a tool error that never reached the dispatcher.

@@ -130,6 +130,22 @@ type Options struct {
 	// accepts: every endpoint but GET /healthz then needs
 	// "Authorization: Bearer <token>". More than one allows rotation.
 	Tokens []string
+	// Fleet, when set, runs every call (MCP, the JSON API, POST /v1/ask's
+	// router) on other processes instead of this one's browser: the
+	// server still validates, approves and logs each call, then hands it
+	// over (runtime.Dispatcher.Remote). Browser and Concurrency are
+	// unused: no browser is started here.
+	Fleet Fleet
+}
+
+// Fleet runs calls in other processes (serve --nats: a worker fleet fed
+// by a queue; package runtime/fleet).
+type Fleet interface {
+	// Run runs one validated, approved call; it is a runtime.Remote.
+	Run(ctx context.Context, c runtime.RemoteCall) *runtime.Outcome
+	// Check says whether the fleet can be reached now (nil: yes); GET
+	// /healthz reports it.
+	Check() error
 }
 
 // Server is the serving core: the MCP server, the HTTP API, the browser
@@ -194,9 +210,16 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("serve: %w", err)
 	}
 	s.stopCalls, s.cancelCalls = context.WithCancel(context.Background())
-	s.pool = NewPool(opts.Concurrency, opts.Browser)
+	launch := opts.Browser
+	if opts.Fleet != nil {
+		launch = nil // the fleet's workers have the browsers
+	}
+	s.pool = NewPool(opts.Concurrency, launch)
 	s.base = runtime.Dispatcher{Registry: opts.Registry, Pages: s.pool.Pages, Getenv: opts.Getenv, HTTPClient: opts.HTTPClient,
 		Primitives: opts.Primitives, Timeout: opts.CallTimeout, Sites: opts.Sites, Refdata: opts.Refdata, Identity: opts.Identity}
+	if opts.Fleet != nil {
+		s.base.Remote = opts.Fleet.Run
+	}
 	srv, err := s.newMCPServer()
 	if err != nil {
 		return nil, err
@@ -211,7 +234,7 @@ func New(opts Options) (*Server, error) {
 		s.base.Screenshots, s.base.ShotDir = opts.Screenshots, opts.SessionDir
 		_ = log.Append(sessionlog.Record{Type: sessionlog.RecSystem, Event: "serve", Data: map[string]any{
 			"binary": opts.Name, "version": opts.Version, "macros": opts.Registry.Len(),
-			"concurrency": opts.Concurrency, "call_timeout_ms": opts.CallTimeout.Milliseconds(), "approval": opts.Approval.String()}})
+			"concurrency": opts.Concurrency, "call_timeout_ms": opts.CallTimeout.Milliseconds(), "approval": opts.Approval.String(), "fleet": opts.Fleet != nil}})
 	}
 	if opts.NewRouter != nil {
 		s.router = opts.NewRouter(s.dispatcher(s.httpApprover()))
@@ -288,7 +311,7 @@ func (s *Server) call(ctx context.Context, origin, name string, args json.RawMes
 
 // Health is the /healthz body.
 type Health struct {
-	Status   string    `json:"status"` // ok or draining
+	Status   string    `json:"status"` // ok, draining, or fleet_unreachable
 	Name     string    `json:"name"`
 	Version  string    `json:"version,omitempty"`
 	Macros   int       `json:"macros"`
@@ -297,6 +320,15 @@ type Health struct {
 	Pool     PoolStats `json:"pool"`
 	Ask      bool      `json:"ask"` // POST /v1/ask is available
 	UptimeMS int64     `json:"uptime_ms"`
+	// Fleet, with Options.Fleet, says whether the fleet's queue can be
+	// reached (calls run there; Pool stays empty).
+	Fleet *FleetHealth `json:"fleet,omitempty"`
+}
+
+// FleetHealth is the fleet's part of /healthz.
+type FleetHealth struct {
+	Connected bool   `json:"connected"`
+	Error     string `json:"error,omitempty"`
 }
 
 // Health reports the server's state.
@@ -304,11 +336,19 @@ func (s *Server) Health() Health {
 	s.mu.Lock()
 	h := Health{Status: "ok", Name: s.opts.Name, Version: s.opts.Version, Macros: s.reg.Len(), InFlight: s.inflight, Served: s.served,
 		Ask: s.router != nil, UptimeMS: time.Since(s.started).Milliseconds()}
-	if s.draining {
-		h.Status = "draining"
-	}
+	draining := s.draining
 	s.mu.Unlock()
 	h.Pool = s.pool.Stats()
+	if s.opts.Fleet != nil {
+		h.Fleet = &FleetHealth{Connected: true}
+		if err := s.opts.Fleet.Check(); err != nil {
+			h.Fleet = &FleetHealth{Error: err.Error()}
+			h.Status = "fleet_unreachable"
+		}
+	}
+	if draining {
+		h.Status = "draining"
+	}
 	return h
 }
 

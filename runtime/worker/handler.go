@@ -142,7 +142,7 @@ func fromOutcome(out *runtime.Outcome) queue.Result {
 	for _, s := range out.Steps {
 		for _, c := range s.Checks {
 			if c.Status != engine.Passed {
-				r.Failed = append(r.Failed, queue.FailedCheck{Step: s.Path, Kind: string(c.Kind), Expected: c.Expected, Actual: c.Actual})
+				r.Failed = append(r.Failed, queue.FailedCheck{Step: s.Path, Kind: string(c.Kind), Status: string(c.Status), Expected: c.Expected, Actual: c.Actual})
 			}
 		}
 	}
