@@ -144,24 +144,34 @@ func identityStore(cfg *Config) (*identity.Store, error) {
 // the process (serve stays signed in while it runs; each run starts
 // signed out), so no state file appears unasked.
 func callIdentity(cfg *Config, name string) (*runtime.Identity, error) {
+	return callIdentityIn(cfg, name, nil)
+}
+
+// callIdentityIn is callIdentity with the state kept in shared (a fleet's
+// store) when it is not nil: every identity, "default" included, is then
+// kept there, so workers share one login instead of one each.
+func callIdentityIn(cfg *Config, name string, shared identity.Keeper) (*runtime.Identity, error) {
 	var fc map[string]IdentitySettings
 	def := ""
 	if cfg.Settings != nil {
 		fc, def = cfg.Settings.Identities, cfg.Settings.Identity
 	}
 	name = firstOf(name, cfg.getenv(EnvIdentity), def)
-	if name == "" && len(fc) == 0 {
+	if name == "" && len(fc) == 0 && shared == nil {
 		return &runtime.Identity{Name: DefaultIdentity}, nil
 	}
 	name = firstOf(name, DefaultIdentity)
 	if err := identity.ValidName(name); err != nil {
 		return nil, &ExitError{Code: ExitUsage, Err: err}
 	}
-	st, err := identityStore(cfg)
-	if err != nil {
-		return nil, err
+	id := &runtime.Identity{Name: name, Store: shared}
+	if shared == nil {
+		st, err := identityStore(cfg)
+		if err != nil {
+			return nil, err
+		}
+		id.Store = st
 	}
-	id := &runtime.Identity{Name: name, Store: st}
 	if is, ok := fc[name]; ok && len(is.Credentials) > 0 {
 		base := "."
 		if cfg.Settings != nil && cfg.Settings.File != "" {

@@ -15,6 +15,8 @@ import (
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/audit"
+	"github.com/macrokit/macrokit-go/runtime/identity"
+	"github.com/macrokit/macrokit-go/runtime/identity/kvstore"
 	"github.com/macrokit/macrokit-go/runtime/queue"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/macrokit/macrokit-go/runtime/worker"
@@ -30,11 +32,15 @@ type WorkerOptions struct {
 	Listen string
 	// Approval is what a dangerous job needs: "job" (the approval its
 	// enqueuer put in it), "yes" (none), "deny" (never runs).
-	Approval    string
-	Timeout     time.Duration
-	SessionDir  string
-	Screenshots runtime.ShotMode
-	Browser     engine.Options
+	Approval string
+	Timeout  time.Duration
+	// IdentityStore is where identities' state is kept: "nats" (the
+	// fleet's KV bucket, shared by every worker: one login per identity
+	// across the fleet) or "local" (this machine's state directory).
+	IdentityStore string
+	SessionDir    string
+	Screenshots   runtime.ShotMode
+	Browser       engine.Options
 	// Ready, when set, is told the metrics address once the worker pulls
 	// (tests read it; the command prints it).
 	Ready func(addr string)
@@ -47,6 +53,12 @@ const (
 	WorkerApproveDeny = "deny"
 )
 
+// The worker's identity stores.
+const (
+	WorkerIdentitiesNATS  = "nats"
+	WorkerIdentitiesLocal = "local"
+)
+
 // DefaultWorkerListen is where a worker serves /metrics and /healthz.
 const DefaultWorkerListen = "127.0.0.1:9464"
 
@@ -55,6 +67,7 @@ const DefaultWorkerListen = "127.0.0.1:9464"
 func WorkerCommand(cfg *Config) *cli.Command {
 	flags := natsFlags("the queue to take jobs from")
 	flags = append(flags,
+		&cli.StringFlag{Name: "name", Usage: "this worker's name in results, reports and metrics (default: HOST:PID; a pod name on Kubernetes)"},
 		&cli.IntFlag{Name: "concurrency", Value: 2, Usage: "jobs run at once (browser contexts open at once); the worker never holds more unacked jobs"},
 		&cli.StringFlag{Name: "listen", Value: DefaultWorkerListen, Usage: "serve /metrics (Prometheus) and /healthz here (off: none; :0 picks a port)"},
 		&cli.StringFlag{Name: "approval", Value: WorkerApproveJob, Usage: "dangerous jobs: job (run only with the approval its enqueuer obtained), yes (run all), deny (run none)"},
@@ -62,6 +75,7 @@ func WorkerCommand(cfg *Config) *cli.Command {
 		&cli.DurationFlag{Name: "ack-wait", Value: queue.DefaultAckWait, Usage: "how long a job may go without a heartbeat before the server gives it to another worker"},
 		&cli.IntFlag{Name: "max-deliver", Value: queue.DefaultMaxDeliver, Usage: "deliveries of a job before it goes to the dead letter"},
 		&cli.DurationFlag{Name: "grace", Value: 30 * time.Second, Usage: "on SIGTERM, how long running jobs may finish before they are handed back to the queue"},
+		&cli.StringFlag{Name: "identity-store", Value: WorkerIdentitiesNATS, Usage: "where identities' logins are kept: nats (the fleet's KV bucket " + kvstore.DefaultBucket + ", shared: one login per identity across the fleet) or local (this machine's .macrokit/identities)"},
 		&cli.StringFlag{Name: "session-dir", Value: sessionlog.DefaultDir, Usage: "where the worker's session log goes (empty: no log)"},
 		screenshotsFlag(),
 	)
@@ -83,8 +97,9 @@ func WorkerCommand(cfg *Config) *cli.Command {
 			}
 			no := natsOptions(c, cfg.getenv)
 			no.AckWait, no.MaxDeliver, no.Grace = c.Duration("ack-wait"), c.Int("max-deliver"), c.Duration("grace")
+			no.Worker = c.String("name")
 			return runWorker(c.Context, newEnv(c, cfg), WorkerOptions{NATS: no, Concurrency: c.Int("concurrency"), Listen: c.String("listen"),
-				Approval: c.String("approval"), Timeout: c.Duration("timeout"), SessionDir: c.String("session-dir"),
+				Approval: c.String("approval"), Timeout: c.Duration("timeout"), IdentityStore: c.String("identity-store"), SessionDir: c.String("session-dir"),
 				Screenshots: shots, Browser: browserOptions(c)})
 		},
 	}
@@ -97,6 +112,8 @@ func runWorker(ctx context.Context, env *Env, o WorkerOptions) error {
 		return Usagef("--concurrency must be at least 1")
 	case o.Approval != WorkerApproveJob && o.Approval != WorkerApproveYes && o.Approval != WorkerApproveDeny:
 		return Usagef("--approval %q: want job, yes or deny", o.Approval)
+	case o.IdentityStore != WorkerIdentitiesNATS && o.IdentityStore != WorkerIdentitiesLocal:
+		return Usagef("--identity-store %q: want nats or local", o.IdentityStore)
 	case o.NATS.AckWait < 0 || o.NATS.MaxDeliver < 0 || o.NATS.Grace < 0:
 		return Usagef("--ack-wait, --max-deliver and --grace must not be negative")
 	}
@@ -109,6 +126,14 @@ func runWorker(ctx context.Context, env *Env, o WorkerOptions) error {
 		return err
 	}
 	defer q.Close()
+	var shared identity.Keeper
+	if o.IdentityStore == WorkerIdentitiesNATS {
+		st, err := openSharedIdentities(ctx, cfg, q)
+		if err != nil {
+			return err
+		}
+		shared = st
+	}
 
 	lb := NewLazyBrowser(o.Browser)
 	defer lb.Close()
@@ -142,7 +167,7 @@ func runWorker(ctx context.Context, env *Env, o WorkerOptions) error {
 		}
 		_ = log.Append(sessionlog.Record{Type: sessionlog.RecSystem, Event: "worker", Data: map[string]any{"worker": o.NATS.Worker, "stream": q.Config().Stream, "concurrency": o.Concurrency}})
 	}
-	idents := &workerIdentities{cfg: cfg, byName: map[string]*runtime.Identity{}}
+	idents := &workerIdentities{cfg: cfg, shared: shared, byName: map[string]*runtime.Identity{}}
 	metrics := worker.NewMetrics(func() int { return int(held.Load()) }, func() int { return o.Concurrency })
 	h := &worker.Handler{
 		Registry: cfg.Registry,
@@ -204,10 +229,28 @@ func workerDispatcher(base runtime.Dispatcher, idents *workerIdentities, policy 
 	return &d, nil
 }
 
+// openSharedIdentities opens the fleet's identity store on the queue's
+// connection, sealed with MACROKIT_IDENTITY_KEY when it is set (every
+// worker then needs the same key).
+func openSharedIdentities(ctx context.Context, cfg *Config, q *natsQueue) (*kvstore.Store, error) {
+	key, err := identity.KeyFromEnv(cfg.getenv)
+	if err != nil {
+		return nil, &ExitError{Code: ExitUsage, Err: err}
+	}
+	octx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	st, err := kvstore.Open(octx, q.js, kvstore.Config{Key: key})
+	if err != nil {
+		return nil, Failf("worker: the shared identity store: %v", err)
+	}
+	return st, nil
+}
+
 // workerIdentities keeps one runtime.Identity per name for the worker's
 // life, so concurrent jobs of one identity share its login flight.
 type workerIdentities struct {
 	cfg    *Config
+	shared identity.Keeper // nil: local files (or memory), as callIdentity
 	mu     sync.Mutex
 	byName map[string]*runtime.Identity
 }
@@ -218,7 +261,7 @@ func (w *workerIdentities) get(name string) (*runtime.Identity, error) {
 	if id, ok := w.byName[name]; ok {
 		return id, nil
 	}
-	id, err := callIdentity(w.cfg, name)
+	id, err := callIdentityIn(w.cfg, name, w.shared)
 	if err != nil {
 		var ee *ExitError
 		if errors.As(err, &ee) {
