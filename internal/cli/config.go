@@ -529,6 +529,10 @@ func applyDefaults(cmds []*cli.Command, defaults map[string]any) {
 					if b, _ := v.(bool); b {
 						fl.Value = true
 					}
+				case *cli.StringSliceFlag: // worker's repeatable --cdp
+					if s, _ := v.(string); s != "" {
+						fl.Value = cli.NewStringSlice(s)
+					}
 				}
 			}
 		}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/macrokit/macrokit-go/engine"
@@ -41,6 +40,11 @@ type WorkerOptions struct {
 	SessionDir    string
 	Screenshots   runtime.ShotMode
 	Browser       engine.Options
+	// CDP lists remote browsers (a farm) to run jobs on instead of a
+	// local Chromium; PerBrowser is each one's page limit (0: the
+	// concurrency spread over them).
+	CDP        []string
+	PerBrowser int
 	// Ready, when set, is told the metrics address once the worker pulls
 	// (tests read it; the command prints it).
 	Ready func(addr string)
@@ -79,7 +83,7 @@ func WorkerCommand(cfg *Config) *cli.Command {
 		&cli.StringFlag{Name: "session-dir", Value: sessionlog.DefaultDir, Usage: "where the worker's session log goes (empty: no log)"},
 		screenshotsFlag(),
 	)
-	flags = append(flags, BrowserFlags()...)
+	flags = append(flags, workerBrowserFlags()...)
 	return &cli.Command{
 		Name:  "worker",
 		Usage: "run macro jobs from a NATS JetStream queue on this machine's browsers until SIGTERM (docs/scale.md)",
@@ -100,7 +104,8 @@ func WorkerCommand(cfg *Config) *cli.Command {
 			no.Worker = c.String("name")
 			return runWorker(c.Context, newEnv(c, cfg), WorkerOptions{NATS: no, Concurrency: c.Int("concurrency"), Listen: c.String("listen"),
 				Approval: c.String("approval"), Timeout: c.Duration("timeout"), IdentityStore: c.String("identity-store"), SessionDir: c.String("session-dir"),
-				Screenshots: shots, Browser: browserOptions(c)})
+				Screenshots: shots, Browser: engine.Options{Bin: c.String("browser"), Headed: c.Bool("headed")},
+				CDP: c.StringSlice("cdp"), PerBrowser: c.Int("per-browser")})
 		},
 	}
 }
@@ -135,22 +140,13 @@ func runWorker(ctx context.Context, env *Env, o WorkerOptions) error {
 		shared = st
 	}
 
-	lb := NewLazyBrowser(o.Browser)
-	defer lb.Close()
-	warm := runtime.NewWarmPages(lb.Pages, o.Concurrency)
-	defer warm.Close()
-	var held atomic.Int64
-	pages := func(ctx context.Context) (*engine.Page, func(), error) {
-		p, rel, err := warm.Pages(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		held.Add(1)
-		var once sync.Once
-		return p, func() { once.Do(func() { rel(); held.Add(-1) }) }, nil
+	br, err := newWorkerBrowsers(o)
+	if err != nil {
+		return err
 	}
+	defer br.close()
 
-	base := runtime.Dispatcher{Registry: cfg.Registry, Pages: pages, Getenv: cfg.getenv, Primitives: cfg.Primitives,
+	base := runtime.Dispatcher{Registry: cfg.Registry, Pages: br.pages, Getenv: cfg.getenv, Primitives: cfg.Primitives,
 		Timeout: o.Timeout, Sites: cfg.SitePolicy()}
 	logPath := ""
 	if o.SessionDir != "" {
@@ -168,14 +164,21 @@ func runWorker(ctx context.Context, env *Env, o WorkerOptions) error {
 		_ = log.Append(sessionlog.Record{Type: sessionlog.RecSystem, Event: "worker", Data: map[string]any{"worker": o.NATS.Worker, "stream": q.Config().Stream, "concurrency": o.Concurrency}})
 	}
 	idents := &workerIdentities{cfg: cfg, shared: shared, byName: map[string]*runtime.Identity{}}
-	metrics := worker.NewMetrics(func() int { return int(held.Load()) }, func() int { return o.Concurrency })
+	metrics := worker.NewMetrics(br.inUse, br.slots)
 	h := &worker.Handler{
 		Registry: cfg.Registry,
 		Dispatcher: func(job queue.Job) (*runtime.Dispatcher, error) {
 			return workerDispatcher(base, idents, o.Approval, job)
 		},
+		Ready:      br.ready,
+		Lost:       br.lost,
+		Track:      br.track,
 		SessionLog: logPath,
 		Metrics:    metrics,
+	}
+	checks := []worker.Check{{Name: "nats", Check: q.Connected}}
+	if br.check != nil {
+		checks = append(checks, *br.check)
 	}
 
 	addr := ""
@@ -185,7 +188,7 @@ func runWorker(ctx context.Context, env *Env, o WorkerOptions) error {
 			return Failf("worker: --listen %s: %v", o.Listen, err)
 		}
 		addr = ln.Addr().String()
-		srv := &http.Server{Handler: worker.Mux(metrics, worker.Check{Name: "nats", Check: q.Connected}), ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: worker.Mux(metrics, checks...), ReadHeaderTimeout: 10 * time.Second}
 		go func() { _ = srv.Serve(ln) }()
 		defer srv.Close()
 	}

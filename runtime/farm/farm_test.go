@@ -1,17 +1,11 @@
 package farm
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
-	"os"
-	"os/exec"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -19,78 +13,11 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/internal/browsertest"
 )
 
-// chromium is a browser process the test started, as a farm's remote
-// endpoint would be.
-type chromium struct {
-	cmd  *exec.Cmd
-	ws   string // its DevTools websocket URL
-	once sync.Once
-}
-
-// startChromium starts a headless Chromium on a free debugging port and
-// reads its websocket URL from stderr.
-func startChromium(t *testing.T) *chromium {
-	t.Helper()
-	bin := os.Getenv(engine.EnvBrowser)
-	if bin == "" {
-		bin = "/usr/bin/chromium"
-	}
-	dir := t.TempDir()
-	cmd := exec.Command(bin, "--headless=new", "--no-sandbox", "--remote-debugging-port=0", "--user-data-dir="+dir,
-		"--disable-gpu", "--no-first-run", "--disable-extensions", "--disable-component-update", "--mute-audio", "about:blank")
-	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
-	c := &chromium{cmd: cmd}
-	t.Cleanup(c.kill)
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if ws, ok := strings.CutPrefix(sc.Text(), "DevTools listening on "); ok {
-				found <- ws
-				break
-			}
-		}
-		_, _ = io.Copy(io.Discard, stderr)
-	}()
-	select {
-	case c.ws = <-found:
-	case <-time.After(30 * time.Second):
-		t.Fatal("chromium printed no DevTools URL")
-	}
-	return c
-}
-
-// kill SIGKILLs the browser process, as a dying host would, then the rest
-// of its process group, and reaps it.
-func (c *chromium) kill() {
-	c.once.Do(func() {
-		_ = c.cmd.Process.Kill()
-		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
-		_ = c.cmd.Wait()
-	})
-}
-
-// signal sends sig to the browser's process group.
-func (c *chromium) signal(sig syscall.Signal) { _ = syscall.Kill(-c.cmd.Process.Pid, sig) }
-
-// httpURL is the endpoint's other form: its debugging address.
-func (c *chromium) httpURL(t *testing.T) string {
-	u, err := url.Parse(c.ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return "http://" + u.Host
-}
+// startChromium starts a remote endpoint for the test.
+func startChromium(t *testing.T) *browsertest.Remote { return browsertest.StartRemote(t) }
 
 func TestNewInvalid(t *testing.T) {
 	for _, tc := range []struct {
@@ -129,7 +56,7 @@ func TestFarm(t *testing.T) {
 		fmt.Fprint(w, "<title>farm</title><p>hello</p>")
 	}))
 	defer srv.Close()
-	eps := []string{a.ws, b.httpURL(t)}
+	eps := []string{a.WS, b.HTTPURL(t)}
 
 	t.Run("pages spread and stay within the slot limit", func(t *testing.T) {
 		f := newFarm(t, eps, 2)
@@ -240,7 +167,7 @@ func TestFarm(t *testing.T) {
 		goTitle(t, pa, srv.URL)
 
 		killed := time.Now()
-		a.kill()
+		a.Kill()
 		eventually(t, func() bool { return !f.Endpoints()[0].Up })
 		t.Logf("kill -9 noticed in %v", time.Since(killed).Round(time.Millisecond))
 		if st := f.Endpoints()[0]; st.Connected || st.LastError == "" || st.RetryAt.IsZero() || st.InUse != 1 {
@@ -276,14 +203,14 @@ func TestFarm(t *testing.T) {
 		// health ping and goes down; once it answers again, the first call
 		// after its backoff reconnects.
 		stopped := time.Now()
-		b.signal(syscall.SIGSTOP)
+		b.Signal(syscall.SIGSTOP)
 		eventually(t, func() bool { return !f.Endpoints()[1].Up })
 		t.Logf("hung browser noticed in %v", time.Since(stopped).Round(time.Millisecond))
 		if _, lost := trB.Lost(); !lost {
 			t.Fatal("the page on the hung endpoint does not read as lost")
 		}
 		relB()
-		b.signal(syscall.SIGCONT)
+		b.Signal(syscall.SIGCONT)
 		time.Sleep(time.Until(f.Endpoints()[1].RetryAt))
 		p, rel, ep := take(t, f, ctx)
 		if ep != eps[1] {
@@ -296,7 +223,7 @@ func TestFarm(t *testing.T) {
 		}
 
 		killed = time.Now()
-		b.kill()
+		b.Kill()
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		_, _, err = f.Pages(pctx)

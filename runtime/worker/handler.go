@@ -29,6 +29,10 @@ type Handler struct {
 	// was marked started, so an act or dangerous macro's redelivery goes
 	// through its done check.
 	Lost func(error) bool
+	// Track, when set, wraps a call's context so that lost, asked after
+	// the call failed, says whether a browser that served it went away
+	// mid-call (farm.Track): such a job is retried as for Lost.
+	Track func(ctx context.Context) (tracked context.Context, lost func() bool)
 	// SessionLog is where the worker's session log is, for Results.
 	SessionLog string
 	// Metrics, when set, counts jobs.
@@ -82,8 +86,12 @@ func (h *Handler) handle(ctx context.Context, d queue.Delivery) queue.Result {
 	if err := d.MarkStarted(ctx); err != nil {
 		return queue.Retry("the start could not be recorded: " + err.Error())
 	}
+	lost := func() bool { return false }
+	if h.Track != nil {
+		ctx, lost = h.Track(ctx)
+	}
 	out := disp.DispatchValidData(ctx, job.ID, 1, valid, data)
-	if out.Error != nil && h.Lost != nil && h.Lost(out.Error) {
+	if out.Error != nil && (lost() || h.Lost != nil && h.Lost(out.Error)) {
 		return queue.Retry("the browser went away: " + out.Error.Message)
 	}
 	r := fromOutcome(out)
