@@ -152,6 +152,10 @@ func newFleet(t *testing.T, opts demosite.Options) *fleet {
 		for _, w := range f.workers {
 			f.kill(w)
 		}
+		if keep := os.Getenv("MACROKIT_FLEET_KEEP"); keep != "" && t.Failed() {
+			// The workers' session logs and the batches, for a post-mortem.
+			_ = os.CopyFS(filepath.Join(keep, t.Name()), os.DirFS(f.work))
+		}
 		if f.nats != nil {
 			f.kill(f.nats)
 		}

@@ -49,8 +49,10 @@ func (d Delivery) MarkStarted(ctx context.Context) error {
 // to have it delivered again; it must return soon after ctx is done.
 type Handler func(ctx context.Context, d Delivery) Result
 
-// opTimeout bounds a store or ack done after Work's context ended.
-const opTimeout = 10 * time.Second
+// opTimeout bounds each phase of settling a job — the checks before its
+// handler, and storing and acking its outcome — not the handler (tests
+// shorten it).
+var opTimeout = 10 * time.Second
 
 // Work pulls jobs from the shared durable consumer and runs up to slots
 // handlers at once; it pulls only when a slot is free, so this worker
@@ -149,7 +151,9 @@ func next(ctx context.Context, cons jetstream.Consumer) (jetstream.Msg, error) {
 
 // process runs one delivered message to its end: stored and acked,
 // nak'ed, or buried. base is cancelled when a drain's grace is over.
-func (q *Queue) process(base context.Context, msg jetstream.Msg, handle Handler) {
+func (q *Queue) process(base context.Context, delivered jetstream.Msg, handle Handler) {
+	msg := q.hold(delivered)
+	defer msg.stop() // settled on every path; this covers a panic
 	op, cancel := context.WithTimeout(context.WithoutCancel(base), opTimeout)
 	defer cancel()
 	meta, err := msg.Metadata()
@@ -225,22 +229,14 @@ func (q *Queue) process(base context.Context, msg jetstream.Msg, handle Handler)
 			mark: func(ctx context.Context) error { return q.markStarted(ctx, job.ID, attempt) }})
 	}()
 
-	beat := time.NewTicker(max(q.cfg.AckWait/3, time.Millisecond))
-	defer beat.Stop()
 	var r Result
-wait:
-	for {
-		select {
-		case r = <-done:
-			break wait
-		case <-beat.C:
-			_ = msg.InProgress()
-		case <-base.Done():
-			// The drain's grace is over and the handler has not
-			// finished: give the job to another worker.
-			_ = msg.NakWithDelay(q.cfg.RetryDelay)
-			return
-		}
+	select {
+	case r = <-done:
+	case <-base.Done():
+		// The drain's grace is over and the handler has not finished:
+		// give the job to another worker.
+		_ = msg.NakWithDelay(q.cfg.RetryDelay)
+		return
 	}
 	if base.Err() != nil {
 		// Cut off by the drain: whatever the handler made of a
@@ -248,6 +244,11 @@ wait:
 		_ = msg.NakWithDelay(q.cfg.RetryDelay)
 		return
 	}
+	// The settling gets its own bound: op's began before the handler,
+	// and a job longer than opTimeout would fail to store its outcome
+	// and be delivered again (caught by the done check, but never right).
+	op, cancel = context.WithTimeout(context.WithoutCancel(base), opTimeout)
+	defer cancel()
 
 	if r.Status == "" && r.Error == nil {
 		r.Error = &ErrorInfo{Code: CodeHandlerBug, Message: "handler returned a Result with no status"}

@@ -400,3 +400,29 @@ func TestMayHaveRun(t *testing.T) {
 		t.Errorf("MarkStarted outside Work = %v, want ErrInvalidConfig", err)
 	}
 }
+
+// TestLongJobStoresItsOutcome: a job longer than the bound of one queue
+// operation (and than AckWait) stores its outcome on its first delivery
+// and runs once. The bound used to start before the handler, so every
+// long job failed to store, was nak'ed and ran again.
+func TestLongJobStoresItsOutcome(t *testing.T) {
+	old := opTimeout
+	opTimeout = 500 * time.Millisecond
+	t.Cleanup(func() { opTimeout = old })
+	s := startServer(t, t.TempDir(), -1)
+	q := openQueue(t, connect(t, s), testConfig()) // AckWait 1s
+	var calls atomic.Int32
+	work(t, q, 1, func(ctx context.Context, d Delivery) Result {
+		calls.Add(1)
+		select {
+		case <-time.After(1500 * time.Millisecond):
+		case <-ctx.Done():
+		}
+		return Result{Status: StatusOK}
+	})
+	enqueue(t, q, Job{ID: "long", Macro: "m"})
+	r := waitResult(t, q, "long", 15*time.Second)
+	if n := calls.Load(); n != 1 || r.Attempt != 1 {
+		t.Errorf("handler ran %d times, result from attempt %d: want 1 and 1", n, r.Attempt)
+	}
+}
