@@ -429,13 +429,23 @@ const idrefs = (el, attr) => {
   // mk.actReadValue reads el's value; with want and wait (ms) it waits, on
   // DOM mutations, input events and frames, for the value to equal want.
   // It reports {attached, value}.
+  // A match is confirmed after one task turn: a framework's re-render
+  // scheduled in a microtask of the input event (which may replace the node
+  // or put another value in it) has run by then, so the match is not read
+  // off a node in mid-update.
   mk.actReadValue = async (ref, want, wait) => {
     const deadline = performance.now() + (wait || 0);
-    for (;;) {
+    for (let confirmed = want == null; ;) {
       const el = mk.deref(ref);
       if (!el || !el.isConnected) return {attached: false, value: ''};
       const v = valueOf(el);
+      if (v === want && !confirmed) {
+        confirmed = true;
+        await new Promise((r) => setTimeout(r, 0));
+        continue;
+      }
       if (want == null || v === want || performance.now() >= deadline) return {attached: true, value: v};
+      confirmed = false;
       await changeOrFrame(deadline);
     }
   };
