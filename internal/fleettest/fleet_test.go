@@ -584,20 +584,28 @@ func TestFleetThroughputFigure(t *testing.T) {
 	const n = 40
 	f := newFleet(t, demosite.Options{RequireLogin: true})
 	timed := func(name string, args ...string) time.Duration {
+		pids := []int{f.nats.cmd.Process.Pid}
+		for _, w := range f.workers {
+			pids = append(pids, w.cmd.Process.Pid)
+		}
+		u := startUsage(f.tmp, pids...)
 		begin := time.Now()
 		p := f.start(name, macrokitBin, args...)
 		if code := f.waitBatch(p, 15*time.Minute); code != 0 {
 			t.Fatalf("%s exited %d:\n%s", name, code, p.stderr())
 		}
-		return time.Since(begin)
+		took := time.Since(begin)
+		cpu, share, mb, procs := u.end()
+		t.Logf("%s: %d rows in %v: %.1f rows/min; CPU %.1f core-s (%.2f core-s/row, %.0f%% of the machine's cores busy); peak memory of the fleet %.0f MB (PSS, %d browser processes)",
+			name, n, took.Round(time.Millisecond), n/took.Minutes(), cpu, cpu/n, 100*share, mb, procs)
+		return took
 	}
 	input, _ := f.rows("local.csv", "local", n, 0)
-	local := timed("local batch", "batch", "add_customer", "--input", input, "--key", "email", "--session-dir", "")
-	t.Logf("local batch --concurrency 1: %d rows in %v: %.1f rows/min", n, local.Round(time.Millisecond), n/local.Minutes())
+	local := timed("local batch --concurrency 1", "batch", "add_customer", "--input", input, "--key", "email", "--session-dir", "")
 	for workers := 1; workers <= 3; workers++ {
 		f.startWorker("--concurrency", "1", "--session-dir", "")
 		input, _ := f.rows(fmt.Sprintf("w%d.csv", workers), fmt.Sprintf("w%d-", workers), n, 0)
-		took := timed(fmt.Sprintf("batch on %d workers", workers), "batch", "add_customer", "--input", input, "--key", "email", "--nats", f.natsURL(), "--session-dir", "")
-		t.Logf("%d worker(s): %d rows in %v: %.1f rows/min, %.2fx the local batch", workers, n, took.Round(time.Millisecond), n/took.Minutes(), local.Seconds()/took.Seconds())
+		took := timed(fmt.Sprintf("batch --nats on %d worker(s)", workers), "batch", "add_customer", "--input", input, "--key", "email", "--nats", f.natsURL(), "--session-dir", "")
+		t.Logf("%d worker(s): %.2fx the local batch's rows/min", workers, local.Seconds()/took.Seconds())
 	}
 }
