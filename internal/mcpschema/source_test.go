@@ -22,7 +22,9 @@ type in struct {
 func live(t *testing.T) (url string, lists *int, stop func()) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "v1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "look", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
-		func(context.Context, *mcp.CallToolRequest, in) (*mcp.CallToolResult, any, error) { return nil, nil, nil })
+		func(context.Context, *mcp.CallToolRequest, in) (*mcp.CallToolResult, any, error) {
+			return nil, nil, nil
+		})
 	n := 0
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { n++; return s }, nil)
 	srv := httptest.NewServer(h)
