@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/macrokit/macrokit-go/internal/mcpschema"
 	"github.com/macrokit/macrokit-go/spec"
 )
 
@@ -73,7 +74,19 @@ func loadCase(t testing.TB, dir string) (*spec.Set, spec.Diagnostics) {
 		t.Fatal(err)
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return spec.LoadFiles(files, spec.Options{Primitives: testPrimitives, Refdata: filepath.Join(dir, "refdata")})
+	return spec.LoadFiles(files, spec.Options{Primitives: testPrimitives, Refdata: filepath.Join(dir, "refdata"), MCP: caseMCP(t, dir)})
+}
+
+// caseMCP is a case's MCP servers: those cached in its macros.d/.mcp/,
+// named in diagnostics as macros.d/.mcp/<server>.json.
+func caseMCP(t testing.TB, dir string) spec.MCPSource {
+	t.Helper()
+	root := filepath.Join(dir, "macros.d")
+	cached, err := mcpschema.Cached(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &mcpschema.Source{Macros: root, Shown: "macros.d", Configured: cached}
 }
 
 // parseAlone parses each spec of an invalid case on its own: whatever a

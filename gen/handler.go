@@ -280,6 +280,8 @@ func (f *fn) step(s *spec.Step, at pathCtx) []jen.Code {
 		body = f.primitive(s, sc)
 	case spec.StepLookup:
 		body = f.lookup(s, sc)
+	case spec.StepMCP:
+		body = f.mcp(s, sc)
 	case spec.StepTOTP:
 		body = f.totp(s, sc)
 	case spec.StepForeach:

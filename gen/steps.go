@@ -482,6 +482,47 @@ func (f *fn) http(s *spec.Step, sc *stepCtx) []jen.Code {
 	return out
 }
 
+// mcp compiles an mcp step: the tool call (its arguments as a map, like a
+// call's), then each extract and into, as for http.
+func (f *fn) mcp(s *spec.Step, sc *stepCtx) []jen.Code {
+	m := s.MCP
+	fields := []jen.Code{kv("Server", jen.Lit(m.Server)), kv("Tool", jen.Lit(m.Tool))}
+	if m.Args != nil && len(m.Args.Map) > 0 {
+		fields = append(fields, kv("Args", f.args(m.Args, sc)))
+	}
+	risk := m.Risk
+	if risk == "" {
+		risk = spec.RiskDangerous
+	}
+	fields = append(fields, kv("Risk", jen.Qual(pkgRuntime, riskConst[risk])))
+	st := jen.Qual(pkgRuntime, "MCPStep").Values(multiline(fields)...)
+	call := jen.Id("x").Dot("MCP").Call(jen.Id("ctx"), sc.path(), st, options(s))
+	if len(m.Extract) == 0 && m.Into == "" {
+		return []jen.Code{jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(call), jen.Err().Op("!=").Nil()).Block(f.ret(jen.Err()))}
+	}
+	res := f.local("res")
+	out := []jen.Code{jen.List(jen.Id(res), jen.Err()).Op(":=").Add(call), f.checkErr()}
+	for _, x := range m.Extract {
+		v, vt := f.vars[x.Name], f.varType[x.Name]
+		tc, _ := f.g.goType(f.m, vt)
+		f.errUsed = true
+		out = append(out,
+			jen.List(jen.Id(v), jen.Err()).Op("=").Qual(pkgRuntime, "StepValue").Types(tc).Call(
+				jen.Id("ctx"), jen.Id("x"), sc.path(), jen.Lit("mcp"), jen.Lit(x.Name), jen.Id(res), jen.Lit(x.Path.Raw)),
+			f.checkErr(),
+		)
+	}
+	if m.Into != "" {
+		saved := sc.pre
+		sc.pre = nil
+		conv := f.convert(jen.Id(res), spec.Scalar(spec.KindAny), f.varType[m.Into], sc)
+		out = append(out, sc.pre...)
+		sc.pre = saved
+		out = append(out, jen.Id(f.vars[m.Into]).Op("=").Add(conv))
+	}
+	return out
+}
+
 // set compiles a set step. Values see the variables as they were before
 // the step, so when a value reads a variable the same step assigns earlier,
 // every value is computed first.
@@ -769,6 +810,8 @@ func kindSummary(s *spec.Step) string {
 		return k + " " + s.Call.Macro
 	case spec.StepPrimitive:
 		return k + " " + s.Primitive.Name
+	case spec.StepMCP:
+		return k + " " + s.MCP.Tool + " of " + s.MCP.Server
 	case spec.StepLookup:
 		return k + " " + s.Lookup.Key.Raw + " in " + s.Lookup.Bundle + " " + s.Lookup.File + " into " + s.Lookup.Into
 	case spec.StepTOTP:

@@ -117,6 +117,9 @@ type Dispatcher struct {
 	// Refdata serves lookup steps; nil means the Lookuper on the call's
 	// context (refdata.NewContext), if any.
 	Refdata refdata.Lookuper
+	// MCP calls the tools of mcp steps; nil means the client on the
+	// call's context (WithMCP), if any.
+	MCP MCPClient
 	// Screenshots says when page steps take screenshots (secrets masked),
 	// written beside the session log as
 	// <session-id>.shots/<call-id>/<NN>-<kind>-before.png and -after.png

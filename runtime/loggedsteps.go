@@ -24,6 +24,10 @@ func loggedSteps(steps []StepRecord) []sessionlog.Step {
 		if strats, ok := s.Detail["strategies"].([]string); ok && len(strats) > 1 {
 			ls.Healing = append([]string(nil), strats[1:]...)
 		}
+		if c, ok := s.Detail["mcp"].(*sessionlog.MCPCall); ok {
+			cp := *c
+			ls.MCP = &cp
+		}
 		out = append(out, ls)
 	}
 	return out

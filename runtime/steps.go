@@ -346,14 +346,21 @@ func (x *Exec) HTTPJSON(ctx context.Context, path string, req HTTPRequest, o Ste
 // map[string]any or any): the `extract` of an http step, defining the
 // variable name. A missing value or one of another type fails the step.
 func JSONValue[T any](ctx context.Context, x *Exec, path, name string, body any, jsonPath string) (T, error) {
+	return StepValue[T](ctx, x, path, "http", name, body, jsonPath)
+}
+
+// StepValue is JSONValue for a step of the given kind (http, mcp): the
+// value at jsonPath of a decoded result, converted to T; a failure is
+// that step's.
+func StepValue[T any](ctx context.Context, x *Exec, path, kind, name string, body any, jsonPath string) (T, error) {
 	var zero T
 	v, err := EvalJSONPath(body, jsonPath)
 	if err != nil {
-		return zero, x.Fail(ctx, path, "http", fmt.Errorf("extract %s: %v", name, err))
+		return zero, x.Fail(ctx, path, kind, fmt.Errorf("extract %s: %v", name, err))
 	}
 	out, err := Convert[T](v)
 	if err != nil {
-		return zero, x.Fail(ctx, path, "http", fmt.Errorf("extract %s (%s): %v", name, jsonPath, err))
+		return zero, x.Fail(ctx, path, kind, fmt.Errorf("extract %s (%s): %v", name, jsonPath, err))
 	}
 	return out, nil
 }

@@ -51,7 +51,8 @@ func verdictOf(ok bool, steps []StepRecord) (sessionlog.Verdict, []string) {
 
 // effectful says whether a step changes state a check must confirm: a page
 // action that acts on the page (click, fill, type, select, check, uncheck,
-// press, upload) or an http request other than GET, HEAD or OPTIONS. The
+// press, upload), an http request other than GET, HEAD or OPTIONS, or a
+// call of an MCP tool that is not read-only. The
 // record of a non-page step's `expect` phase is a check, not an action.
 func effectful(s StepRecord) bool {
 	if s.Detail["phase"] == "expect" {
@@ -68,6 +69,9 @@ func effectful(s StepRecord) bool {
 			return false
 		}
 		return true // a request that never reached the server has no method: the call failed anyway
+	}
+	if s.Kind == "mcp" {
+		return s.Detail["risk"] != string(RiskRead) // a tool that is not read-only may have acted
 	}
 	return false
 }

@@ -17,6 +17,10 @@ type env struct {
 	noPrims string
 	// bundles reads the project's reference-data manifests (nil: none).
 	bundles *bundles
+	// mcp gives the configured MCP servers' tools (nil: none configured);
+	// mcpCache keeps what it said, once per server.
+	mcp      MCPSource
+	mcpCache map[string]mcpEntry
 }
 
 // def is a place that defines a variable.
@@ -147,6 +151,11 @@ func (c *checker) collectDefs(steps []*Step) {
 			add(s.Primitive.Into, s.Primitive.IntoPos, s)
 		case s.Lookup != nil:
 			add(s.Lookup.Into, s.Lookup.IntoPos, s)
+		case s.MCP != nil:
+			for _, x := range s.MCP.Extract {
+				add(x.Name, x.Pos, s)
+			}
+			add(s.MCP.Into, s.MCP.IntoPos, s)
 		case s.TOTP != nil:
 			add(s.TOTP.Into, s.TOTP.IntoPos, s)
 		case s.Foreach != nil:
@@ -551,6 +560,8 @@ func (c *checker) step(s *Step, sc *scope) {
 		defs = c.primitive(s.Primitive, sc, path)
 	case StepLookup:
 		defs = c.lookup(s.Lookup, sc, path)
+	case StepMCP:
+		defs = c.mcp(s.MCP, sc, path)
 	case StepTOTP:
 		defs = c.totp(s.TOTP, sc, path)
 	case StepForeach:

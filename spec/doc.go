@@ -5,7 +5,8 @@
 // each step kind, templates and the variables they reference (defined
 // before use, visible in their block), types from the parameter and result
 // schemas through every step, calls between macros (arguments, risk, cycles),
-// primitives against [Options.Primitives], lookup steps against the
+// primitives against [Options.Primitives], mcp steps against the tool schemas
+// of [Options.MCP], lookup steps against the
 // project's reference data, secrets (never in a URL, never returned). The
 // result is a [Set] of [Spec]s, each with its [Step]s, [Condition]s and typed
 // variables, ready for package gen. [ParseFile] parses one file without the

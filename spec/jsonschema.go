@@ -189,6 +189,12 @@ func buildJSONSchema() jobj {
 		case StepLookup:
 			s = closed(jobj{"bundle": jobj{"type": "string", "pattern": bundleRefRE.String()}, "file": jobj{"type": "string", "minLength": 1},
 				"key": jref("text"), "into": jref("var")}, "bundle", "file", "key", "into")
+		case StepMCP:
+			s = closed(jobj{"server": jobj{"type": "string", "pattern": mcpServerRE.String()}, "tool": jobj{"type": "string", "pattern": mcpToolRE.String()},
+				"args": jobj{"type": "object"}, "extract": jobj{"type": "object", "propertyNames": jref("var"), "additionalProperties": anyOf(
+					jobj{"type": "string", "pattern": `^\$`},
+					closed(jobj{"path": jobj{"type": "string", "pattern": `^\$`}, "type": jobj{"enum": typeNames}}, "path"),
+				)}, "into": jref("var")}, "server", "tool")
 		case StepTOTP:
 			s = closed(jobj{"secret": jref("text"), "into": jref("var")}, "secret", "into")
 		case StepForeach:

@@ -36,6 +36,9 @@ type Options struct {
 	// Refdata is empty) the variable is a free-form object. LoadDir
 	// defaults it to the directory "refdata" next to the macros directory.
 	Refdata string
+	// MCP gives the tools of the MCP servers the deployment configures,
+	// for mcp steps (nil: none are; an mcp step is then an error).
+	MCP MCPSource
 }
 
 // Set is a checked set of specs.
@@ -133,7 +136,7 @@ func LoadFiles(files []File, opts Options) (*Set, Diagnostics) {
 		}
 		set.byName[s.Name] = s
 	}
-	e := &env{lookup: set.Lookup, prims: opts.Primitives, noPrims: opts.NoPrimitives, bundles: newBundles(opts.Refdata)}
+	e := &env{lookup: set.Lookup, prims: opts.Primitives, noPrims: opts.NoPrimitives, bundles: newBundles(opts.Refdata), mcp: opts.MCP}
 	for n := range set.byName {
 		e.names = append(e.names, n)
 	}

@@ -212,6 +212,7 @@ const (
 	StepCall       StepKind = "call"
 	StepPrimitive  StepKind = "primitive"
 	StepLookup     StepKind = "lookup"
+	StepMCP        StepKind = "mcp"
 	StepTOTP       StepKind = "totp"
 	StepForeach    StepKind = "foreach"
 	StepIf         StepKind = "if"
@@ -220,7 +221,7 @@ const (
 // stepKinds lists every step kind in documentation order: the page actions,
 // then the rest.
 var stepKinds = append(pageKinds(), StepExtract, StepScreenshot, StepCloseTab, StepHTTP,
-	StepSet, StepAssert, StepCall, StepPrimitive, StepLookup, StepTOTP, StepForeach, StepIf)
+	StepSet, StepAssert, StepCall, StepPrimitive, StepLookup, StepMCP, StepTOTP, StepForeach, StepIf)
 
 func pageKinds() []StepKind {
 	var out []StepKind
@@ -287,6 +288,7 @@ type Step struct {
 	Call      *Call      // a call step
 	Primitive *Primitive // a primitive step
 	Lookup    *Lookup    // a lookup step
+	MCP       *MCP       // an mcp step
 	// TOTP is a totp step.
 	TOTP    *TOTP
 	Foreach *Foreach // a foreach step

@@ -28,6 +28,7 @@ var stepKeys = map[StepKind][]string{
 	StepCall:       {"macro", "args", "into"},
 	StepPrimitive:  {"name", "args", "into"},
 	StepLookup:     {"bundle", "file", "key", "into"},
+	StepMCP:        {"server", "tool", "args", "extract", "into"},
 	StepTOTP:       {"secret", "into"},
 	StepForeach:    {"in", "as", "index", "max", "steps", "collect", "into"},
 	StepIf:         {"cond", "then", "else"},
@@ -219,6 +220,8 @@ func (p *parser) stepBody(s *Step, n *yaml.Node, path string) {
 			s.Primitive = p.primitive(m)
 		case StepLookup:
 			s.Lookup = p.lookup(m)
+		case StepMCP:
+			s.MCP = p.mcp(m)
 		case StepTOTP:
 			s.TOTP = p.totp(m)
 		case StepForeach:
@@ -683,45 +686,53 @@ func (p *parser) http(m *mapping) *HTTP {
 		}
 	}
 	if en := m.get("extract"); en != nil {
-		em := p.mapping(en, m.sub("extract"), nil)
-		for _, name := range pmKeys(em) {
-			p.checkVarName(name, em.keyPos(name), m.sub("extract"))
-			x := &JSONExtract{Name: name, Type: Scalar(KindAny), Pos: em.keyPos(name)}
-			vn, vpath := em.get(name), em.sub(name)
-			pathNode, pathPath := vn, vpath
-			if vn != nil && vn.Kind == yaml.MappingNode {
-				xm := p.mapping(vn, vpath, httpExtractKeys)
-				if !xm.require("path") {
-					h.Extract = append(h.Extract, x)
-					continue
-				}
-				pathNode, pathPath = xm.get("path"), xm.sub("path")
-				if tn := xm.get("type"); tn != nil {
-					if t, ok := p.oneOf(tn, xm.sub("type"), "type", typeNames); ok {
-						x.Type = Scalar(Kind(t))
-						if x.Type.Kind == KindArray {
-							x.Type.Items = Scalar(KindAny)
-						}
-					}
-				}
-			}
-			if s, ok := p.text(pathNode, pathPath); ok {
-				jp, msg := parseJSONPath(s)
-				if msg != "" {
-					p.errf(pathNode, pathPath, "%s", msg)
-				}
-				x.Path = jp
-				if jp != nil && jp.HasWildcard() && x.Type.Kind != KindArray && x.Type.Kind != KindAny {
-					p.errf(pathNode, pathPath, "a path with [*] yields a list, but the type is %s", x.Type.Kind)
-				}
-			}
-			h.Extract = append(h.Extract, x)
-		}
+		h.Extract = p.jsonExtracts(en, m.sub("extract"))
 	}
 	if in := m.get("into"); in != nil {
 		h.Into, h.IntoPos = p.varName(in, m.sub("into"))
 	}
 	return h
+}
+
+// jsonExtracts reads the extract mapping of an http or mcp step: variable
+// name -> JSON path, or {path, type}.
+func (p *parser) jsonExtracts(en *yaml.Node, path string) []*JSONExtract {
+	var out []*JSONExtract
+	em := p.mapping(en, path, nil)
+	for _, name := range pmKeys(em) {
+		p.checkVarName(name, em.keyPos(name), path)
+		x := &JSONExtract{Name: name, Type: Scalar(KindAny), Pos: em.keyPos(name)}
+		vn, vpath := em.get(name), em.sub(name)
+		pathNode, pathPath := vn, vpath
+		if vn != nil && vn.Kind == yaml.MappingNode {
+			xm := p.mapping(vn, vpath, httpExtractKeys)
+			if !xm.require("path") {
+				out = append(out, x)
+				continue
+			}
+			pathNode, pathPath = xm.get("path"), xm.sub("path")
+			if tn := xm.get("type"); tn != nil {
+				if t, ok := p.oneOf(tn, xm.sub("type"), "type", typeNames); ok {
+					x.Type = Scalar(Kind(t))
+					if x.Type.Kind == KindArray {
+						x.Type.Items = Scalar(KindAny)
+					}
+				}
+			}
+		}
+		if s, ok := p.text(pathNode, pathPath); ok {
+			jp, msg := parseJSONPath(s)
+			if msg != "" {
+				p.errf(pathNode, pathPath, "%s", msg)
+			}
+			x.Path = jp
+			if jp != nil && jp.HasWildcard() && x.Type.Kind != KindArray && x.Type.Kind != KindAny {
+				p.errf(pathNode, pathPath, "a path with [*] yields a list, but the type is %s", x.Type.Kind)
+			}
+		}
+		out = append(out, x)
+	}
+	return out
 }
 
 func (p *parser) call(m *mapping) *Call {

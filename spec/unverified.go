@@ -182,8 +182,9 @@ func (e *effects) acted(steps []*Step) bool {
 }
 
 // effectful says whether a step changes state (the runtime's rule): a page
-// action other than goto, hover, scroll and wait, or an http request other
-// than GET, HEAD and OPTIONS.
+// action other than goto, hover, scroll and wait, an http request other
+// than GET, HEAD and OPTIONS, or a call of an MCP tool that is not
+// read-only.
 func effectful(st *Step) bool {
 	switch st.Kind {
 	case StepClick, StepFill, StepType, StepSelect, StepCheck, StepUncheck, StepPress, StepUpload:
@@ -197,6 +198,11 @@ func effectful(st *Step) bool {
 			return false
 		}
 		return true
+	case StepMCP:
+		// A tool not known to be read-only may have acted (a tool not
+		// looked up, as in ParseFile, counts as acting; one that could
+		// not be found is reported already).
+		return st.MCP != nil && st.MCP.Risk != RiskRead && !st.MCP.unresolved
 	}
 	return false
 }
@@ -220,6 +226,8 @@ func (e *effects) why(st *Step) string {
 	switch st.Kind {
 	case StepHTTP:
 		return fmt.Sprintf("this %s request changes state and no post-condition checks what it did (a 2xx status only says the server accepted it)", strings.ToUpper(st.HTTP.Method))
+	case StepMCP:
+		return fmt.Sprintf("tool %s of server %s is not read-only and no post-condition checks what it did: extract what it answers and assert on it", st.MCP.Tool, st.MCP.Server)
 	case StepCall:
 		return fmt.Sprintf("macro %s leaves an effect unchecked and no post-condition here checks it", st.Call.Macro)
 	}
@@ -231,5 +239,5 @@ func (e *effects) notNeeded(st *Step) string {
 	if st.Kind == StepCall || effectful(st) {
 		return fmt.Sprintf("the effect of this %s is checked by a post-condition", st.Kind)
 	}
-	return fmt.Sprintf("a %s step changes nothing a check must confirm (unverified applies to click, fill, type, select, check, uncheck, press, upload, http other than GET, and call)", st.Kind)
+	return fmt.Sprintf("a %s step changes nothing a check must confirm (unverified applies to click, fill, type, select, check, uncheck, press, upload, http other than GET, mcp of a tool that is not read-only, and call)", st.Kind)
 }

@@ -108,6 +108,13 @@ func execute(ctx context.Context, cfg *Config, commands []*cli.Command, args []s
 		defer l.Close()
 		ctx = refdata.NewContext(ctx, l)
 	}
+	if runtime.MCPFrom(ctx) == nil {
+		// The mcp steps of every command share one session per server,
+		// closed (their processes stopped) when the command ends.
+		m := &lazyMCP{cfg: cfg}
+		defer m.Close()
+		ctx = runtime.WithMCP(ctx, m)
+	}
 	if audit.From(ctx) == nil {
 		// Approvals, dangerous runs, site blocks and secret reads of every
 		// command go to the configured audit log, opened on the first one.

@@ -27,6 +27,10 @@ func primitivesFlag() cli.Flag {
 type SpecOptions struct {
 	Macros     string // --macros DIR
 	Primitives string // --primitives DIR
+	// MCPRefresh lists every MCP server's tools from the server even when
+	// a copy is cached (generate --mcp-refresh); MCPWrite writes what was
+	// listed to the cache (generate, but not --check).
+	MCPRefresh, MCPWrite bool
 }
 
 // macrosFlag is --macros, the spec directory of generate, check and lint.
@@ -107,11 +111,14 @@ func readSpecs(env *Env, o SpecOptions) (*spec.Set, spec.Diagnostics, error) {
 		opts.Primitives = pkg.Signatures()
 		opts.NoPrimitives = "the package in " + o.Primitives + " marks none " + goprim.Directive
 	}
+	if opts.MCP, err = mcpSource(env, o); err != nil {
+		return nil, nil, err
+	}
 	set, diags := spec.LoadDir(dir, opts)
 	return set, diags, nil
 }
 
-func checkCommand() *cli.Command {
+func checkCommand(cfg *Config) *cli.Command {
 	return &cli.Command{
 		Name:      "check",
 		Usage:     "validate the macro specs (no output files)",
@@ -122,7 +129,7 @@ func checkCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runCheck(newEnv(c, nil), CheckOptions{Specs: so, Format: c.String("format")})
+			return runCheck(newEnv(c, cfg), CheckOptions{Specs: so, Format: c.String("format")})
 		},
 	}
 }
@@ -170,7 +177,7 @@ func runCheck(env *Env, opts CheckOptions) error {
 	return nil
 }
 
-func lintCommand() *cli.Command {
+func lintCommand(cfg *Config) *cli.Command {
 	return &cli.Command{
 		Name:      "lint",
 		Usage:     "check the specs for likely mistakes (intents, examples, tests, unused params, unreachable steps, and what routing needs: distinct intents and examples, guessable params)",
@@ -181,7 +188,7 @@ func lintCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runLint(newEnv(c, nil), LintOptions{Specs: so, Format: c.String("format")})
+			return runLint(newEnv(c, cfg), LintOptions{Specs: so, Format: c.String("format")})
 		},
 	}
 }

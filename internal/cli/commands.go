@@ -12,9 +12,9 @@ type entry struct {
 // commandTable is every command, in help order. A deployment binary gets
 // the entries that are not authoring; macrokit gets them all.
 var commandTable = []entry{
-	{build: func(*Config) *cli.Command { return generateCommand() }, authoring: true},
-	{build: func(*Config) *cli.Command { return checkCommand() }, authoring: true},
-	{build: func(*Config) *cli.Command { return lintCommand() }, authoring: true},
+	{build: generateCommand, authoring: true},
+	{build: checkCommand, authoring: true},
+	{build: lintCommand, authoring: true},
 	{build: func(*Config) *cli.Command { return schemaCommand() }, authoring: true},
 	{build: func(*Config) *cli.Command { return initCommand() }, authoring: true},
 	{build: RunCommand},

@@ -14,6 +14,7 @@ import (
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/internal/editdist"
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/mcpclient"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/urfave/cli/v2"
 	"gopkg.in/yaml.v3"
@@ -66,6 +67,8 @@ type FileConfig struct {
 	// each one's login credentials (docs/identity.md).
 	Identity   string                      `yaml:"identity"`
 	Identities map[string]IdentitySettings `yaml:"identities"`
+	// MCPServers are the MCP servers mcp steps call, by name.
+	MCPServers map[string]MCPServerSettings `yaml:"mcp_servers"`
 }
 
 // ServeSettings configure `serve --http`: where its bearer tokens are and
@@ -111,7 +114,7 @@ type ApprovalSettings struct {
 // configKeys is the shape of macrokit.yaml: each mapping's keys, by the
 // dotted path of the mapping ("" is the top level).
 var configKeys = map[string][]string{
-	"":         {"model", "browser", "allowed_sites", "blocked_sites", "session_dir", "approval", "refdata", "serve", "audit", "identity", "identities"},
+	"":         {"model", "browser", "allowed_sites", "blocked_sites", "session_dir", "approval", "refdata", "serve", "audit", "identity", "identities", "mcp_servers"},
 	"model":    {"base_url", "name", "api_key_env", "fallback"},
 	"browser":  {"bin", "cdp_url"},
 	"approval": {"policy"},
@@ -212,6 +215,7 @@ func ParseConfig(file string, data []byte) (*FileConfig, error) {
 	}
 	walk(root, "")
 	checkIdentities(&FileConfig{Identity: scalarAt(root, "identity")}, root, add)
+	checkMCPServers(root, add)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -401,6 +405,9 @@ type Settings struct {
 	// are sources, never shown).
 	Identity   string                      `json:"identity,omitempty"`
 	Identities map[string]IdentitySettings `json:"-"`
+	// MCPServers are the file's MCP servers (their header and variable
+	// values are sources, never shown).
+	MCPServers map[string]mcpclient.Server `json:"-"`
 	// Sites is AllowedSites and BlockedSites parsed (nil: no restriction).
 	Sites *runtime.SitePolicy `json:"-"`
 }
@@ -429,6 +436,7 @@ func ResolveSettings(fc *FileConfig, file string, getenv func(string) string) (*
 		TLSKey:         fc.Serve.TLSKey,
 		Identity:       firstOf(getenv(EnvIdentity), fc.Identity),
 		Identities:     fc.Identities,
+		MCPServers:     fc.mcpServers(filepath.Dir(firstOf(file, ConfigFile))),
 	}
 	if v := getenv(EnvRefdataTrust); v != "" {
 		s.RefdataTrust = nil

@@ -21,7 +21,7 @@ import (
 // DefaultOutDir is where generated Go goes unless told otherwise.
 const DefaultOutDir = "generated"
 
-func generateCommand() *cli.Command {
+func generateCommand(cfg *Config) *cli.Command {
 	return &cli.Command{
 		Name:  "generate",
 		Usage: "compile macros.d/*.yaml into the typed Go package generated/",
@@ -31,14 +31,16 @@ func generateCommand() *cli.Command {
 			&cli.StringFlag{Name: "package", Value: "generated", Usage: "Go package name of the output"},
 			&cli.BoolFlag{Name: "check", Usage: "write nothing; exit 1 and print a diff when the output is stale"},
 			primitivesFlag(),
+			&cli.BoolFlag{Name: "mcp-refresh", Usage: "list the MCP servers' tools from the servers even when a copy is cached in <macros>/.mcp/, and update the copies"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return Usagef("generate takes no arguments (use --macros and --out)")
 			}
-			opts := GenerateOptions{Specs: SpecOptions{Macros: c.String("macros"), Primitives: c.String("primitives")},
+			opts := GenerateOptions{Specs: SpecOptions{Macros: c.String("macros"), Primitives: c.String("primitives"),
+				MCPRefresh: c.Bool("mcp-refresh"), MCPWrite: !c.Bool("check")},
 				Out: c.String("out"), Package: c.String("package"), Check: c.Bool("check")}
-			return runGenerate(newEnv(c, nil), opts)
+			return runGenerate(newEnv(c, cfg), opts)
 		},
 	}
 }

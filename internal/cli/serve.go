@@ -152,7 +152,7 @@ func runServe(ctx context.Context, env *Env, opts ServeOptions) error {
 		Browser:     launcher(opts.Browser),
 		Concurrency: opts.Concurrency, CallTimeout: opts.CallTimeout,
 		Approval: policy, SessionDir: opts.SessionDir, Screenshots: opts.Screenshots, Sites: cfg.SitePolicy(),
-		Refdata: refdata.FromContext(ctx), HTTP: opts.HTTPLimits,
+		Refdata: refdata.FromContext(ctx), MCP: runtime.MCPFrom(ctx), HTTP: opts.HTTPLimits,
 		Audit:  audit.From(ctx),
 		Logger: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}

@@ -105,6 +105,8 @@ type Options struct {
 	// Refdata serves the lookup steps of every call (nil: none; calls do
 	// not run on the context Serve was given, so it is not read from there).
 	Refdata refdata.Lookuper
+	// MCP calls the tools of every call's mcp steps (nil: none can run).
+	MCP runtime.MCPClient
 	// SessionDir is where the server's session log goes (empty: no log).
 	// One log per server process records every MCP and HTTP call.
 	SessionDir string
@@ -216,7 +218,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.pool = NewPool(opts.Concurrency, launch)
 	s.base = runtime.Dispatcher{Registry: opts.Registry, Pages: s.pool.Pages, Getenv: opts.Getenv, HTTPClient: opts.HTTPClient,
-		Primitives: opts.Primitives, Timeout: opts.CallTimeout, Sites: opts.Sites, Refdata: opts.Refdata, Identity: opts.Identity}
+		Primitives: opts.Primitives, Timeout: opts.CallTimeout, Sites: opts.Sites, Refdata: opts.Refdata, MCP: opts.MCP, Identity: opts.Identity}
 	if opts.Fleet != nil {
 		s.base.Remote = opts.Fleet.Run
 	}

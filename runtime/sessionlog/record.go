@@ -112,6 +112,21 @@ type Step struct {
 	Healing  []string `json:"healing,omitempty"`
 	// Shots are the step's screenshots, when the run took them.
 	Shots *Shots `json:"shots,omitempty"`
+	// MCP is the tool call of an mcp step.
+	MCP *MCPCall `json:"mcp,omitempty"`
+}
+
+// MCPCall is the tool call of an mcp step: which tool of which configured
+// server, its arguments with the call's secrets redacted, a short summary
+// of the result, and how long it took.
+type MCPCall struct {
+	Server     string          `json:"server"`
+	Tool       string          `json:"tool"`
+	Args       json.RawMessage `json:"args,omitempty"`
+	Result     string          `json:"result,omitempty"`
+	IsError    bool            `json:"is_error,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	DurationMS int64           `json:"duration_ms"`
 }
 
 // Shots are a step's before and after screenshots: PNG files whose paths
