@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/macrokit/macrokit-go/runtime"
+	"github.com/macrokit/macrokit-go/runtime/redact"
 	"github.com/macrokit/macrokit-go/runtime/vocab"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -266,6 +267,7 @@ func Connect(ctx context.Context, s Server, o Options) (*mcp.ClientSession, []*m
 	}
 	var t mcp.Transport
 	var stderr *tail
+	var secrets []string // the configured values, kept out of an error's stderr tail
 	switch {
 	case len(s.Command) > 0:
 		// Not exec.CommandContext: the process outlives the call that
@@ -284,6 +286,7 @@ func Connect(ctx context.Context, s Server, o Options) (*mcp.ClientSession, []*m
 				return nil, nil, unavailable("env %s: %v", k, err)
 			}
 			cmd.Env = append(cmd.Env, k+"="+v)
+			secrets = append(secrets, v)
 		}
 		stderr = &tail{max: 2048}
 		cmd.Stderr = stderr
@@ -315,8 +318,10 @@ func Connect(ctx context.Context, s Server, o Options) (*mcp.ClientSession, []*m
 	sess, err := client.Connect(ctx, t, nil)
 	if err != nil {
 		msg := err.Error()
-		if stderr != nil && stderr.String() != "" {
-			msg += "; its stderr: " + stderr.String()
+		if tail := stderr.String(); tail != "" {
+			// A server may print its configuration: the values it was
+			// given, and anything that looks like a credential, are cut.
+			msg += "; its stderr: " + redact.String(tail, append(secrets, redact.Credentials(tail)...))
 		}
 		return nil, nil, &runtime.MCPError{Code: runtime.MCPUnavailable, Server: s.Name, Msg: "cannot connect: " + msg, Err: err}
 	}
@@ -385,6 +390,9 @@ func (t *tail) Write(p []byte) (int, error) {
 }
 
 func (t *tail) String() string {
+	if t == nil {
+		return ""
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return strings.TrimSpace(string(t.b))
