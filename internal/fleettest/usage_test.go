@@ -31,15 +31,14 @@ func cpuBusy() (busy, total uint64) {
 	return busy, total
 }
 
-// clockTick is USER_HZ, jiffies per second, on Linux.
-const clockTick = 100
-
 // usage samples, while a phase runs, the machine's CPU and the memory of
 // the fleet's processes (every process whose command line names dir: the
 // workers' browsers, plus the pids given).
 type usage struct {
 	dir  string
 	pids []int
+	cg   *cpuGroup
+	cg0  uint64
 
 	stop    chan struct{}
 	wg      sync.WaitGroup
@@ -50,9 +49,10 @@ type usage struct {
 	began   time.Time
 }
 
-func startUsage(dir string, pids ...int) *usage {
-	u := &usage{dir: dir, pids: pids, stop: make(chan struct{}), began: time.Now()}
+func startUsage(cg *cpuGroup, dir string, pids ...int) *usage {
+	u := &usage{dir: dir, pids: pids, cg: cg, stop: make(chan struct{}), began: time.Now()}
 	u.b0, u.t0 = cpuBusy()
+	u.cg0, _ = cg.usage()
 	u.wg.Add(1)
 	go func() {
 		defer u.wg.Done()
@@ -116,15 +116,94 @@ func pss(pid int) uint64 {
 	return 0
 }
 
-// end stops sampling and reports the machine's CPU use over the phase
-// (core-seconds, and the busy share of all cores) and the peak memory.
-func (u *usage) end() (coreSec, busyShare float64, peakMB float64, browsers int) {
+// end stops sampling and reports the CPU used over the phase — the
+// fleet's own (fleetSec, from its cgroup; -1 without one) and the
+// machine's busy share of all cores — and the fleet's peak memory.
+func (u *usage) end() (fleetSec, busyShare float64, peakMB float64, browsers int) {
 	close(u.stop)
 	u.wg.Wait()
 	b1, t1 := cpuBusy()
 	if t1 > u.t0 {
 		busyShare = float64(b1-u.b0) / float64(t1-u.t0)
 	}
-	coreSec = float64(b1-u.b0) / clockTick
-	return coreSec, busyShare, float64(u.peakPSS) / 1024, u.peakN
+	fleetSec = -1
+	if n, ok := u.cg.usage(); ok {
+		fleetSec = float64(n-u.cg0) / 1e9
+	}
+	return fleetSec, busyShare, float64(u.peakPSS) / 1024, u.peakN
+}
+
+// cpuGroup is a cgroup (v1 cpuacct, or v2 with the cpu controller) the
+// fleet's processes are put in as they start; their children — browsers,
+// renderers that come and go with each context — inherit it, so its usage
+// is the fleet's own CPU, whatever else the machine runs. Nil when no
+// writable hierarchy is mounted: the figure falls back to the machine's.
+type cpuGroup struct {
+	dir  string
+	v2   bool
+	base uint64
+}
+
+func newCPUGroup() *cpuGroup {
+	name := fmt.Sprintf("macrokit-fleettest-%d", os.Getpid())
+	for _, c := range []struct {
+		root string
+		v2   bool
+	}{{"/sys/fs/cgroup/cpuacct", false}, {"/sys/fs/cgroup/unified", true}, {"/sys/fs/cgroup", true}} {
+		dir := filepath.Join(c.root, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			continue
+		}
+		g := &cpuGroup{dir: dir, v2: c.v2}
+		if _, ok := g.usage(); ok {
+			return g
+		}
+		_ = os.Remove(dir)
+	}
+	return nil
+}
+
+// add moves pid (a process just started, before it starts children) in.
+func (g *cpuGroup) add(pid int) {
+	if g != nil {
+		_ = os.WriteFile(filepath.Join(g.dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0o644)
+	}
+}
+
+// usage is the group's CPU time in nanoseconds.
+func (g *cpuGroup) usage() (uint64, bool) {
+	if g == nil {
+		return 0, false
+	}
+	if !g.v2 {
+		raw, err := os.ReadFile(filepath.Join(g.dir, "cpuacct.usage"))
+		if err != nil {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(strings.TrimSpace(string(raw)), 10, 64)
+		return n, err == nil
+	}
+	raw, err := os.ReadFile(filepath.Join(g.dir, "cpu.stat"))
+	if err != nil {
+		return 0, false
+	}
+	for _, l := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(l, "usage_usec "); ok {
+			n, err := strconv.ParseUint(v, 10, 64)
+			return n * 1000, err == nil
+		}
+	}
+	return 0, false
+}
+
+// remove moves what is left back to the root and deletes the group.
+func (g *cpuGroup) remove() {
+	if g == nil {
+		return
+	}
+	raw, _ := os.ReadFile(filepath.Join(g.dir, "cgroup.procs"))
+	for _, pid := range strings.Fields(string(raw)) {
+		_ = os.WriteFile(filepath.Join(filepath.Dir(g.dir), "cgroup.procs"), []byte(pid), 0o644)
+	}
+	_ = os.Remove(g.dir)
 }

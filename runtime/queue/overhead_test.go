@@ -77,3 +77,51 @@ func BenchmarkQueueOverhead(b *testing.B) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// BenchmarkQueueThroughput measures the queue's own ceiling: jobs whose
+// handler does nothing but mark its start, 64 handler slots on one
+// worker, one embedded server with file storage — every job's publish,
+// pull, KV reads and writes, heartbeat start and double ack. The figure
+// (jobs/s) bounds what a fleet of browser workers can ask of one server:
+//
+//	go test ./runtime/queue -run '^$' -bench QueueThroughput -benchtime 2000x
+func BenchmarkQueueThroughput(b *testing.B) {
+	s := startServer(b, b.TempDir(), -1)
+	q, err := Open(context.Background(), connect(b, s), Config{Worker: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	results, err := q.Watch(ctx, "tp")
+	if err != nil {
+		b.Fatal(err)
+	}
+	go func() {
+		_ = q.Work(ctx, 64, func(ctx context.Context, d Delivery) Result {
+			if err := d.MarkStarted(ctx); err != nil {
+				return Retry(err.Error())
+			}
+			return Result{Status: StatusOK}
+		})
+	}()
+	b.ResetTimer()
+	begin := time.Now()
+	go func() {
+		for i := range b.N {
+			if _, err := q.Enqueue(ctx, Job{ID: fmt.Sprintf("tp.%d", i), Macro: "m", Batch: "tp"}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	}()
+	for range b.N {
+		select {
+		case <-results:
+		case <-time.After(60 * time.Second):
+			b.Fatal("results stopped coming")
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/time.Since(begin).Seconds(), "jobs/s")
+}
