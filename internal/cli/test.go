@@ -141,7 +141,7 @@ type TestReport struct {
 	// healing covered, reported apart from passes and failures.
 	Healed  int `json:"healed"`
 	Drifted int `json:"drifted"`
-	Updated    int          `json:"updated"`
+	Updated int `json:"updated"`
 }
 
 // TestSelectionError is a selection that names no runnable test.
