@@ -15,7 +15,7 @@ const (
 	// button to another container, keeping ids and test ids: "New
 	// customer" -> "Create customer" (into the list's toolbar), the
 	// dialog's "Name" -> "Full name", "Email" -> "E-mail address", "Save"
-	// -> "Submit", "Search customers" -> "Find a customer"; on /settings
+	// -> "Add", "Search customers" -> "Find a customer"; on /settings
 	// "Weekly report" -> "Weekly summary" and "Save settings" -> "Apply
 	// settings". What each control does is unchanged. The dialog's title
 	// stays "New customer".
@@ -50,7 +50,7 @@ var driftEdits = map[string]map[string][][2]string{
 			{`<div class="spacer"></div>`, `<div class="spacer"></div>` + "\n      " + bytesReplace(newCustomerButton, "</svg>New customer<", "</svg>Create customer<")},
 			{`<label for="customer-name">Name</label>`, `<label for="customer-name">Full name</label>`},
 			{`<label for="customer-email">Email</label>`, `<label for="customer-email">E-mail address</label>`},
-			{`data-testid="save-customer">Save</button>`, `data-testid="save-customer">Submit</button>`},
+			{`data-testid="save-customer">Save</button>`, `data-testid="save-customer">Add</button>`},
 			{`<label for="customer-search">Search customers</label>`, `<label for="customer-search">Find a customer</label>`},
 		},
 		"static/settings.html": {

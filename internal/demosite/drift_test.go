@@ -30,7 +30,7 @@ func TestDriftEditsApply(t *testing.T) {
 		mode, page   string
 		want, absent []string
 	}{
-		{DriftRelabel, "/customers", []string{"Create customer</button>", ">E-mail address<", ">Submit<", ">Find a customer<", `id="new-customer-title">New customer<`},
+		{DriftRelabel, "/customers", []string{"Create customer</button>", ">E-mail address<", ">Add<", ">Find a customer<", `id="new-customer-title">New customer<`},
 			[]string{"New customer</button>", `customer-email">Email<`, ">Save<"}},
 		{DriftRelabel, "/settings", []string{">Weekly summary<", ">Apply settings<", ">Email notifications<"}, []string{">Weekly report<"}},
 		{DriftDecoy, "/customers", []string{"Import customers</button>", "data-decoy", `data-testid="new-customer"`}, []string{"New customer</button>"}},
