@@ -16,13 +16,17 @@ import (
 //
 // Strategy chains, per diagnosis:
 //
-//	not_found         wait -> scroll_probe -> re_ground
+//	not_found         wait -> scroll_probe -> heal_fingerprint -> re_ground
 //	occluded          dismiss_overlay -> wait
 //	not_interactable  wait -> switch_channel
 //	value_not_applied switch_channel -> re_ground
 //	no_effect         switch_channel -> backoff
 //	navigation_failed backoff (goto only)
-//	ambiguous, check_failed, unverified, timeout, invalid_step: no retry
+//	ambiguous         heal_fingerprint
+//	check_failed, unverified, timeout, invalid_step: no retry
+//
+// heal_fingerprint is offered only to a step with a remembered
+// fingerprint (Step.Remembered) that has not acted yet, once (drift.go).
 //
 // check_failed means the action had an effect a user or the server could
 // see (a request, a navigation, visible text or elements, a control's
@@ -46,8 +50,10 @@ func (sr *stepRun) next(err error) (string, bool) {
 			// only re-grounding the same element makes sense.
 			chain = []string{"re_ground"}
 		} else {
-			chain = []string{"wait", "scroll_probe", "re_ground"}
+			chain = []string{"wait", "scroll_probe", strategyHeal, "re_ground"}
 		}
+	case CodeAmbiguous:
+		chain = []string{strategyHeal}
 	case CodeOccluded:
 		chain = []string{"dismiss_overlay", "wait"}
 	case CodeNotInteractable:
@@ -62,6 +68,9 @@ func (sr *stepRun) next(err error) (string, bool) {
 		}
 	}
 	for _, s := range chain {
+		if s == strategyHeal && !sr.mayHeal(err) {
+			continue
+		}
 		if !sr.tried[s] {
 			sr.tried[s] = true
 			return s, true
@@ -81,6 +90,9 @@ func (sr *stepRun) apply(ctx context.Context, strategy string, last error) error
 		return err
 	case "re_ground":
 		sr.refind = sr.el != nil
+		return nil
+	case strategyHeal:
+		sr.healNext, sr.healCause = true, last
 		return nil
 	case "dismiss_overlay":
 		// mk.dismissOverlay refuses both moves for the dialog the target is

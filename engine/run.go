@@ -36,7 +36,11 @@ type StepResult struct {
 	URLAfter  string        `json:"url_after,omitempty"`
 	Popup     *Page         `json:"-"`
 	Act       *ActResult    `json:"act,omitempty"`
-	Duration  time.Duration `json:"duration"`
+	// Heal is set when the written target did not resolve and the element
+	// was re-found by Step.Remembered; Status says whether the step's
+	// checks then passed.
+	Heal     *Heal         `json:"heal,omitempty"`
+	Duration time.Duration `json:"duration"`
 }
 
 // Detail is a compact, JSON-friendly summary for session logs.
@@ -198,7 +202,8 @@ func (p *Page) do(ctx context.Context, index int, step Step) (*StepResult, error
 	sr := stepRun{p: p, step: step, index: index, channel: ChannelAuto, baseC: baseC, res: res}
 	strategy := "initial"
 	var lastErr error
-	for n := 0; n <= retry; n++ {
+	limit := retry
+	for n := 0; n <= limit; n++ {
 		if ctx.Err() != nil {
 			break
 		}
@@ -240,6 +245,11 @@ func (p *Page) do(ctx context.Context, index int, step Step) (*StepResult, error
 		next, ok := sr.next(err)
 		if !ok {
 			break
+		}
+		if next == strategyHeal && n == limit {
+			// Grounding by the remembered fingerprint repeats no action:
+			// it does not spend the retry budget.
+			limit++
 		}
 		strategy = next
 	}
@@ -370,10 +380,14 @@ type stepRun struct {
 	step    Step
 	index   int
 	channel Channel
-	el      *Element        // last grounded element
-	refind  bool            // re-ground through el's fingerprint
-	acted   bool            // an action was dispatched at least once
-	tried   map[string]bool // strategies already used (heal.go)
+	el      *Element // last grounded element
+	refind  bool     // re-ground through el's fingerprint
+	// healNext grounds the next attempt by Step.Remembered (drift.go);
+	// healCause is the written target's grounding error.
+	healNext  bool
+	healCause error
+	acted     bool            // an action was dispatched at least once
+	tried     map[string]bool // strategies already used (heal.go)
 	// checkErr is the first post-condition failure; it explains a failed
 	// step better than a later grounding error does.
 	checkErr *Error
@@ -418,9 +432,17 @@ func (sr *stepRun) attempt(ctx context.Context, res *StepResult) error {
 	}()
 	if needsElement(step) {
 		var err error
-		if sr.refind && sr.el != nil {
+		switch {
+		case sr.healNext:
+			sr.healNext = false
+			var h *Heal
+			el, h, err = p.healGround(ctx, step, sr.healCause)
+			if h != nil {
+				res.Heal = h
+			}
+		case sr.refind && sr.el != nil:
 			el, err = p.Refind(ctx, sr.el.Fingerprint)
-		} else {
+		default:
 			el, err = p.Resolve(ctx, *step.Target)
 		}
 		if err != nil {

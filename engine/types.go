@@ -81,6 +81,12 @@ type Step struct {
 	Retry int `json:"retry,omitempty"`
 	// Sensitive marks Value as secret: it is redacted in traces and evidence.
 	Sensitive bool `json:"sensitive,omitempty"`
+	// Remembered is the fingerprint of Target's element from a passing
+	// run. When the written target does not resolve (not found after the
+	// wait and the scroll probe, or ambiguous), the step is grounded by it
+	// instead, strictly (HealThreshold, HealMargin), and StepResult.Heal
+	// says so (drift.go). Nil: no heal.
+	Remembered *Fingerprint `json:"remembered,omitempty"`
 }
 
 // CondKind names a post-condition: one of [vocab.CondKinds]

@@ -133,6 +133,10 @@ type Dispatcher struct {
 	// process instead of this one (see Remote); Pages, Identity's logins,
 	// Primitives and Screenshots are then the remote's business.
 	Remote Remote
+	// Fingerprints are the remembered fingerprints of the steps' elements:
+	// a page step whose written target no longer resolves is healed from
+	// them, with proof (docs/heal.md). nil: no step is healed.
+	Fingerprints Fingerprints
 }
 
 // Dispatch validates one call, runs it and records it in the session log.
@@ -228,6 +232,11 @@ func (r *callRun) finish(cerr *CallError) *Outcome {
 	out.Duration = time.Since(r.start)
 	if !r.remote {
 		out.Verification = summarize(out.Steps)
+		var unproven *CallError
+		out.Verification.Healed, unproven = healsOf(out.OK, out.Steps)
+		if unproven != nil {
+			out.OK, out.Result, out.Error = false, nil, unproven
+		}
 		out.Verdict, out.Verification.Unchecked = verdictOf(out.OK, out.Steps)
 	}
 	rec := sessionlog.Record{Type: sessionlog.RecToolResult, Turn: r.turn, CallID: out.CallID, Tool: out.Macro, Raw: r.raw(), OK: out.OK, Result: out.Result,

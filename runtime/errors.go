@@ -42,6 +42,10 @@ const (
 	// CodeIdentity: the identity's stored state could not be read or
 	// restored (a sealed file without its key, a bad file).
 	CodeIdentity ErrorCode = "identity_failed"
+	// CodeHealUnproven: a step was healed by its remembered fingerprint
+	// (docs/heal.md) and the call ran, but no post-condition at or after the
+	// step checked its effect: the heal is not trusted.
+	CodeHealUnproven ErrorCode = "heal_unproven"
 )
 
 // ArgError is one schema violation, located by a JSON pointer into the

@@ -67,6 +67,15 @@ type StepRecord struct {
 	// Shots are the step's screenshots (Dispatcher.Screenshots), as paths
 	// relative to the session log's directory.
 	Shots *sessionlog.Shots `json:"shots,omitempty"`
+	// Heal is set when the step's written target did not resolve and its
+	// element was re-found by the remembered fingerprint (docs/heal.md),
+	// whether the step then passed or not; HealMacro is the macro the step
+	// belongs to.
+	Heal      *engine.Heal `json:"heal,omitempty"`
+	HealMacro string       `json:"heal_macro,omitempty"`
+	// Remember is what a passing page step leaves for Fingerprints (not in
+	// the outcome's JSON: `test --live` records it).
+	Remember *Remembered `json:"-"`
 }
 
 // Exec is the execution context of one macro call. Generated handlers call

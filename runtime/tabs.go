@@ -202,6 +202,9 @@ func (x *Exec) doIn(ctx context.Context, path string, ts TabStep, step engine.St
 	if ts.Opens != "" {
 		opened = len(p.Popups())
 	}
+	if step.Target != nil && x.d.Fingerprints != nil {
+		step.Remembered = x.d.Fingerprints.Lookup(x.macroName(), path, *step.Target)
+	}
 	var res *engine.StepResult
 	if in == MainTab {
 		res, err = p.Do(ctx, step)
@@ -216,6 +219,7 @@ func (x *Exec) doIn(ctx context.Context, path string, ts TabStep, step engine.St
 	if res != nil {
 		rec.Checks = res.Checks
 		rec.Detail = res.Detail()
+		x.noteHeal(&rec, step, res, err)
 	}
 	x.afterStep(ctx, path, step, res, err)
 	if so := x.signedOutAt(); so != nil {

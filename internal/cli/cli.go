@@ -66,6 +66,7 @@ func demoCommand(cfg *Config) *cli.Command {
 				&cli.StringFlag{Name: "users", Usage: "accepted logins instead of admin: alice:pw,bob:pw"},
 				&cli.StringFlag{Name: "totp-secret", Usage: "base32 TOTP secret: admin then also needs a one-time code"},
 				&cli.StringFlag{Name: "totp-secret-env", Usage: "like --totp-secret, read from this variable"},
+				&cli.StringFlag{Name: "drift", Usage: "render the pages as a redesign would: relabel (renamed labels and buttons, one moved) or decoy (a look-alike button that does something else); docs/heal.md"},
 			},
 			Action: func(c *cli.Context) error {
 				if err := noArgs(c, 0); err != nil {
@@ -74,7 +75,7 @@ func demoCommand(cfg *Config) *cli.Command {
 				opts := DemoServeOptions{Addr: c.String("addr"), RequireLogin: c.Bool("require-login"), Inject: c.String("inject"),
 					InjectEmailDomains: c.StringSlice("inject-email-domain"),
 					SessionTTL:         c.Duration("session-ttl"), Users: c.String("users"),
-					TOTPSecret: c.String("totp-secret"), TOTPSecretEnv: c.String("totp-secret-env")}
+					TOTPSecret: c.String("totp-secret"), TOTPSecretEnv: c.String("totp-secret-env"), Drift: c.String("drift")}
 				return runDemoServe(c.Context, newEnv(c, cfg), opts)
 			},
 		}, demoRunCommand(cfg)},
@@ -95,11 +96,13 @@ type DemoServeOptions struct {
 	// holding it instead, which keeps it out of ps and shell history.
 	TOTPSecret    string
 	TOTPSecretEnv string
+	// Drift is demosite.Options.Drift ("": none).
+	Drift string
 }
 
 // runDemoServe serves the demo site until ctx ends.
 func runDemoServe(ctx context.Context, env *Env, opts DemoServeOptions) error {
-	so := demosite.Options{RequireLogin: opts.RequireLogin, Inject: opts.Inject, SessionTTL: opts.SessionTTL}
+	so := demosite.Options{RequireLogin: opts.RequireLogin, Inject: opts.Inject, SessionTTL: opts.SessionTTL, Drift: opts.Drift}
 	rules, err := demosite.ParseInjectRules(opts.InjectEmailDomains...)
 	if err != nil {
 		return Usagef("demo serve: --inject-email-domain: %v", err)

@@ -26,6 +26,7 @@ var commandTable = []entry{
 	{build: TestCommand},
 	{build: ServeCommand},
 	{build: GateCommand},
+	{build: healCommand, authoring: true},
 	{build: RefdataCommand},
 	{build: ApprovalsCommand},
 	{build: IdentityCommand},

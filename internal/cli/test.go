@@ -65,6 +65,13 @@ type TestOptions struct {
 	Refdata refdata.Lookuper
 	// Progress, when set, is called after each test.
 	Progress func(TestResult)
+	// Fingerprints heals drifted steps from their remembered fingerprints
+	// (nil: none are healed); under Live or Update, the passing tests'
+	// unhealed steps are remembered there (docs/heal.md).
+	Fingerprints *runtime.FingerprintDir
+	// HealsFile, under Live or Update, receives the heals of the tests that
+	// passed with heal, for `heal --from-tests` ("": not written).
+	HealsFile string
 }
 
 // Test statuses.
@@ -74,6 +81,10 @@ const (
 	// TestUnverified: the wants held, but the run's verdict is unverified
 	// (an effect went unchecked): not a pass.
 	TestUnverified = "unverified"
+	// TestHealed: the wants held and every effect was checked, but only
+	// because drifted steps were healed by their remembered fingerprints
+	// (docs/heal.md): a drift the spec should follow, not a plain pass.
+	TestHealed = "healed"
 )
 
 // TestResult is the outcome of one compiled macro test, with the evidence
@@ -113,6 +124,11 @@ type TestResult struct {
 	FixtureUpdated bool `json:"fixture_updated,omitempty"`
 	// Note says what else happened, e.g. why a fixture was not updated.
 	Note string `json:"note,omitempty"`
+	// Healed are the steps healed by their remembered fingerprints, with
+	// their proof (or the heal attempt of a failed test).
+	Healed []sessionlog.Heal `json:"healed,omitempty"`
+	// Remembered counts the steps whose fingerprints this run recorded.
+	Remembered int `json:"remembered,omitempty"`
 }
 
 // TestReport is the outcome of RunTests.
@@ -121,8 +137,11 @@ type TestReport struct {
 	Passed     int          `json:"passed"`
 	Failed     int          `json:"failed"`
 	Unverified int          `json:"unverified"`
-	Drifted    int          `json:"drifted"`
-	Updated    int          `json:"updated"`
+	// Healed counts the tests that passed only with heals: drifts that
+	// healing covered, reported apart from passes and failures.
+	Healed  int `json:"healed"`
+	Drifted int `json:"drifted"`
+	Updated int `json:"updated"`
 }
 
 // TestSelectionError is a selection that names no runnable test.
@@ -156,6 +175,8 @@ func RunTests(ctx context.Context, cfg *Config, opts TestOptions) (*TestReport, 
 			switch r.Status {
 			case TestPassed:
 				rep.Passed++
+			case TestHealed:
+				rep.Healed++
 			case TestUnverified:
 				rep.Unverified++
 			default:
@@ -175,6 +196,11 @@ func RunTests(ctx context.Context, cfg *Config, opts TestOptions) (*TestReport, 
 	}
 	if len(rep.Tests) == 0 {
 		return rep, &TestSelectionError{Msg: "no tests match"}
+	}
+	if (opts.Live || opts.Update) && opts.HealsFile != "" {
+		if err := writeTestHeals(opts.HealsFile, rep); err != nil {
+			return rep, err
+		}
 	}
 	return rep, nil
 }
@@ -295,15 +321,30 @@ func runTest(ctx context.Context, cfg *Config, opts TestOptions, m *runtime.Macr
 	}
 	d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: opts.Pages, Getenv: getenv, HTTPClient: client,
 		Primitives: cfg.Primitives, Approver: approver, Timeout: timeout, Refdata: opts.Refdata}
+	if opts.Fingerprints != nil {
+		d.Fingerprints = opts.Fingerprints
+	}
 	out := d.Dispatch(ctx, runtime.Call{ID: fmt.Sprintf("test-%s-%d", m.Name, i+1), Name: m.Name, Args: t.Args, Turn: 1})
 	v := t.Check(out)
 	r.Wants, r.Problem, r.Error = v.Wants, v.Problem, out.Error
 	r.FailedSteps = failedSteps(out.Steps)
 	r.Verdict, r.Unchecked = out.Verdict, out.Verification.Unchecked
+	r.Healed = out.Verification.Healed
 	if v.OK {
 		r.Status = TestPassed
-		if t.WantError == "" && out.Verdict == sessionlog.VerdictUnverified {
+		switch {
+		case t.WantError == "" && out.Verdict == sessionlog.VerdictUnverified:
 			r.Status = TestUnverified
+		case out.Healed():
+			r.Status = TestHealed
+		}
+	}
+	if (opts.Live || opts.Update) && opts.Fingerprints != nil && r.Status != TestFailed && t.WantError == "" {
+		rs := runtime.RememberedOf(out)
+		if err := opts.Fingerprints.Record(rs); err != nil {
+			r.Problem = joinProblem(r.Problem, err.Error())
+		} else {
+			r.Remembered = len(rs)
 		}
 	}
 	if out.Error != nil && out.Error.Code == runtime.CodeApprovalRequired {
@@ -410,11 +451,16 @@ but one was unverified.`,
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "let tests run dangerous macros against sites not served in-process"},
 			formatFlag(),
 			&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "bound for one test's macro call"},
+			fingerprintsFlag(),
 		}, BrowserFlags()...),
 		Action: func(c *cli.Context) error {
 			opts := TestCommandOptions{Format: c.String("format"), Browser: browserOptions(c),
 				TestOptions: TestOptions{Macros: c.Args().Slice(), Fixtures: c.String("fixtures"), Live: c.Bool("live"), FailOnDrift: c.Bool("fail-on-drift"), Update: c.Bool("update"),
-					Yes: c.Bool("yes"), Sites: cfg.TestSites, Timeout: c.Duration("timeout")}}
+					Yes: c.Bool("yes"), Sites: cfg.TestSites, Timeout: c.Duration("timeout"),
+					Fingerprints: fingerprintDir(c.String("fingerprints"))}}
+			if opts.Fingerprints != nil {
+				opts.HealsFile = lastLiveTestsPath(cfg) // a project: heal --from-tests reads it
+			}
 			if pat := c.String("run"); pat != "" {
 				re, err := regexp.Compile(pat)
 				if err != nil {
@@ -486,6 +532,8 @@ func PrintTestResult(w io.Writer, r TestResult) {
 	mark := "PASS"
 	switch r.Status {
 	case TestPassed:
+	case TestHealed:
+		mark = "HEALED"
 	case TestUnverified:
 		mark = "UNVERIFIED"
 	default:
@@ -538,6 +586,7 @@ func PrintTestResult(w io.Writer, r TestResult) {
 			}
 		}
 	}
+	printHeals(w, "      ", r.Healed)
 	for _, d := range r.Drift {
 		fmt.Fprintf(w, "      drift %s %s: %s\n", d.Kind, d.Request, d.Summary)
 		for _, ch := range d.Changes {
@@ -567,6 +616,9 @@ func unverifiedWhy(unchecked []string) string {
 // PrintTestSummary writes the closing line of a test run.
 func PrintTestSummary(w io.Writer, rep *TestReport) {
 	line := fmt.Sprintf("%d test(s): %d passed, %d failed", len(rep.Tests), rep.Passed, rep.Failed)
+	if rep.Healed > 0 {
+		line += fmt.Sprintf(", %d passed only with heals (drifts healing covered: 'macrokit heal --from-tests' patches the specs)", rep.Healed)
+	}
 	if rep.Unverified > 0 {
 		line += fmt.Sprintf(", %d unverified", rep.Unverified)
 	}

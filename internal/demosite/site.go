@@ -74,14 +74,22 @@ type Options struct {
 	// login, and only a valid one-time code for it (POST /api/login/verify)
 	// starts the session. Empty means no second factor for anyone.
 	TOTP map[string]string
+	// Drift renders the pages as a redesigned release would: DriftRelabel
+	// renames labels and buttons and moves one, DriftDecoy puts a
+	// look-alike in a button's place (drift.go, docs/heal.md). The API and
+	// the data are unchanged. "" is the site as the macros were written.
+	Drift string
 }
 
 // Check reports options New would accept but that cannot work: a negative
-// SessionTTL or a TOTP secret that does not parse (the error names the user,
-// never the secret).
+// SessionTTL, a TOTP secret that does not parse (the error names the user,
+// never the secret) or an unknown Drift mode.
 func (o Options) Check() error {
 	if o.SessionTTL < 0 {
 		return fmt.Errorf("demosite: negative session TTL %s", o.SessionTTL)
+	}
+	if err := checkDrift(o.Drift); err != nil {
+		return err
 	}
 	for user, secret := range o.TOTP {
 		if _, _, err := totp.Parse(secret); err != nil {
@@ -256,6 +264,7 @@ func (s *Site) pageHandler(file string) http.HandlerFunc {
 	if err != nil {
 		panic(err) // a missing page is a build error
 	}
+	body = drift(s.opts.Drift, file, body)
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")

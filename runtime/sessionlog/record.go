@@ -76,6 +76,46 @@ type VerificationSummary struct {
 	// post-condition after them proving their effect (the reason for an
 	// unverified verdict).
 	Unchecked []string `json:"unchecked,omitempty"`
+	// Healed lists the steps whose written target did not resolve and
+	// whose element was re-found by its remembered fingerprint
+	// (docs/heal.md): each with its proof, or why it holds none. A call
+	// with a heal never reads as plainly passed.
+	Healed []Heal `json:"healed,omitempty"`
+}
+
+// Heal is one step healed by its remembered fingerprint: the target as
+// written, the target proposed for the element re-found, how sure, and
+// whether the call proved it. Targets, the element and the fingerprints
+// are the engine's JSON (this package links no engine).
+type Heal struct {
+	// Macro is the macro the step belongs to (a called macro's own name
+	// for its steps), Step its path there, Kind its action.
+	Macro string `json:"macro"`
+	Step  string `json:"step"`
+	Kind  string `json:"kind"`
+	// Old is the target as written; Cause why it did not resolve
+	// (not_found, ambiguous).
+	Old   json.RawMessage `json:"old"`
+	Cause string          `json:"cause"`
+	// New is the target proposed for the re-found element (unique on the
+	// page); absent when none is, Note then says why.
+	New  json.RawMessage `json:"new,omitempty"`
+	Note string          `json:"note,omitempty"`
+	// Confidence is the re-found element's fingerprint similarity, RunnerUp
+	// the best other candidate's.
+	Confidence float64         `json:"confidence"`
+	RunnerUp   float64         `json:"runner_up"`
+	Element    json.RawMessage `json:"element,omitempty"`
+	// Proven: the step passed, the call passed, and a post-condition at or
+	// after the step (not the action's own read-back) passed; ProvedBy
+	// names those checks ("steps[1] element_exists"). A heal that is not
+	// proven is a failure of the call.
+	Proven   bool     `json:"proven"`
+	ProvedBy []string `json:"proved_by,omitempty"`
+	// Remembered is the fingerprint the step was healed from, Fingerprint
+	// the re-found element's today (what `macrokit heal --write` keeps).
+	Remembered  json.RawMessage `json:"remembered,omitempty"`
+	Fingerprint json.RawMessage `json:"fingerprint,omitempty"`
 }
 
 // Verdict is what a macro call proved: passed (it ran and every effect it

@@ -263,7 +263,12 @@ function closeDialog() {
   (byId("new-customer") || document.body).focus();
 }
 
-newButton.addEventListener("click", openDialog);
+if (newButton.hasAttribute("data-decoy")) {
+  // Options.Drift "decoy": the button kept the New customer button's ids but does something else.
+  newButton.addEventListener("click", () => toast("Import is not available yet"));
+} else {
+  newButton.addEventListener("click", openDialog);
+}
 cancelButton.addEventListener("click", closeDialog);
 
 dialog.addEventListener("keydown", (e) => {
