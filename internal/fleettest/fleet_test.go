@@ -126,8 +126,8 @@ func (p *proc) exited() bool {
 type fleet struct {
 	t        *testing.T
 	cpu      *cpuGroup // nil: the processes are not put in a cgroup
-	tmp      string // the children's TMPDIR (their browser profiles)
-	work     string // the project directory (macrokit.yaml, state)
+	tmp      string    // the children's TMPDIR (their browser profiles)
+	work     string    // the project directory (macrokit.yaml, state)
 	env      []string
 	site     *demosite.Site
 	posts    *postCounter
