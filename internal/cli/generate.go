@@ -186,8 +186,8 @@ func (p *writePlan) apply() error {
 	return nil
 }
 
-// diff prints a line diff per changed file (unified-style headers, changed
-// lines only), enough to see what is stale.
+// diff prints a unified diff per changed file, enough to see what is
+// stale.
 func (p *writePlan) diff(w io.Writer) {
 	names := make([]string, 0, len(p.write)+len(p.remove))
 	for n := range p.write {
@@ -206,68 +206,7 @@ func (p *writePlan) diff(w io.Writer) {
 		default:
 			fmt.Fprintf(w, "--- %s\n+++ %s (regenerated)\n", path, path)
 		}
-		lineDiff(w, string(old), string(nw))
-	}
-}
-
-// lineDiff prints an LCS-based diff of two texts, with 2 lines of context.
-func lineDiff(w io.Writer, a, b string) {
-	al, bl := splitLines(a), splitLines(b)
-	if len(al)*len(bl) > 4_000_000 {
-		fmt.Fprintf(w, "@@ %d lines -> %d lines (too large to diff) @@\n", len(al), len(bl))
-		return
-	}
-	// lcs[i][j] = LCS length of al[i:], bl[j:]
-	lcs := make([][]int, len(al)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(bl)+1)
-	}
-	for i := len(al) - 1; i >= 0; i-- {
-		for j := len(bl) - 1; j >= 0; j-- {
-			if al[i] == bl[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	type op struct {
-		kind byte
-		line string
-		ln   int
-	}
-	var ops []op
-	i, j := 0, 0
-	for i < len(al) || j < len(bl) {
-		switch {
-		case i < len(al) && j < len(bl) && al[i] == bl[j]:
-			ops = append(ops, op{' ', al[i], i + 1})
-			i++
-			j++
-		case j < len(bl) && (i == len(al) || lcs[i][j+1] >= lcs[i+1][j]):
-			ops = append(ops, op{'+', bl[j], j + 1})
-			j++
-		default:
-			ops = append(ops, op{'-', al[i], i + 1})
-			i++
-		}
-	}
-	show := make([]bool, len(ops))
-	for k, o := range ops {
-		if o.kind != ' ' {
-			for d := max(0, k-2); d <= min(len(ops)-1, k+2); d++ {
-				show[d] = true
-			}
-		}
-	}
-	for k, o := range ops {
-		if !show[k] {
-			if k > 0 && show[k-1] {
-				fmt.Fprintln(w, "@@")
-			}
-			continue
-		}
-		fmt.Fprintf(w, "%c%s\n", o.kind, o.line)
+		unifiedHunks(w, string(old), string(nw))
 	}
 }
 

@@ -9,8 +9,13 @@ import (
 // it) with 3 lines of context. Both must be small enough for an LCS table
 // (specs are); a larger pair gets one line saying so.
 func unifiedDiff(w io.Writer, oldName, newName, a, b string) {
-	al, bl := splitLines(a), splitLines(b)
 	fmt.Fprintf(w, "--- %s\n+++ %s\n", oldName, newName)
+	unifiedHunks(w, a, b)
+}
+
+// unifiedHunks prints the hunks (3 lines of context) that turn a into b.
+func unifiedHunks(w io.Writer, a, b string) {
+	al, bl := splitLines(a), splitLines(b)
 	if len(al)*len(bl) > 4_000_000 {
 		fmt.Fprintf(w, "@@ %d lines -> %d lines (too large to diff) @@\n", len(al), len(bl))
 		return
