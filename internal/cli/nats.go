@@ -35,6 +35,8 @@ type NATSOptions struct {
 	AckWait    time.Duration
 	MaxDeliver int
 	Grace      time.Duration
+	// OnError hears of the queue's failed operations (queue.Config).
+	OnError func(op, jobID string, err error)
 }
 
 func natsOptions(c *cli.Context, getenv func(string) string) NATSOptions {
@@ -44,7 +46,7 @@ func natsOptions(c *cli.Context, getenv func(string) string) NATSOptions {
 // queueConfig is the queue of o: the default stream has the default
 // bucket; another stream gets its own, so two queues never share results.
 func (o NATSOptions) queueConfig() queue.Config {
-	cfg := queue.Config{Stream: o.Stream, Worker: o.Worker, AckWait: o.AckWait, MaxDeliver: o.MaxDeliver, Grace: o.Grace}
+	cfg := queue.Config{Stream: o.Stream, Worker: o.Worker, AckWait: o.AckWait, MaxDeliver: o.MaxDeliver, Grace: o.Grace, OnError: o.OnError}
 	if o.Stream != "" && o.Stream != queue.DefaultStream {
 		cfg.Results = o.Stream + "_RESULTS"
 		cfg.Durable = o.Stream + "-workers"

@@ -126,6 +126,11 @@ func runWorker(ctx context.Context, env *Env, o WorkerOptions) error {
 		host, _ := os.Hostname()
 		o.NATS.Worker = fmt.Sprintf("%s:%d", host, os.Getpid())
 	}
+	var metrics *worker.Metrics // set before Work starts, the only caller of OnError
+	o.NATS.OnError = func(op, id string, err error) {
+		metrics.QueueError(op)
+		fmt.Fprintf(env.Stderr, "worker %s: job %s: queue %s failed (the job is not lost: it comes back): %v\n", o.NATS.Worker, id, op, err)
+	}
 	q, err := openQueue(ctx, o.NATS, "macrokit worker "+o.NATS.Worker)
 	if err != nil {
 		return err
@@ -164,7 +169,7 @@ func runWorker(ctx context.Context, env *Env, o WorkerOptions) error {
 		_ = log.Append(sessionlog.Record{Type: sessionlog.RecSystem, Event: "worker", Data: map[string]any{"worker": o.NATS.Worker, "stream": q.Config().Stream, "concurrency": o.Concurrency}})
 	}
 	idents := &workerIdentities{cfg: cfg, shared: shared, byName: map[string]*runtime.Identity{}}
-	metrics := worker.NewMetrics(br.inUse, br.slots)
+	metrics = worker.NewMetrics(br.inUse, br.slots)
 	h := &worker.Handler{
 		Registry: cfg.Registry,
 		Dispatcher: func(job queue.Job) (*runtime.Dispatcher, error) {

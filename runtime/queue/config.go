@@ -44,7 +44,20 @@ type Config struct {
 	// Worker names this process in the Results it stores (default
 	// hostname:pid).
 	Worker string
+	// OnError, when set, is told of each queue operation around a job
+	// that failed (op is one of the Op* names): the job is then nak'ed or
+	// left to come back, so nothing is lost, but an operator wants to
+	// know why jobs are redelivered. It must not block.
+	OnError func(op, jobID string, err error)
 }
+
+// The queue operations OnError reports.
+const (
+	OpRead  = "read"  // the stored result, start mark or cancel mark could not be read
+	OpStore = "store" // the outcome could not be stored (the job comes back)
+	OpAck   = "ack"   // the ack was not confirmed (the job may come back; its stored result stands)
+	OpBury  = "bury"  // the dead letter could not be published
+)
 
 // Defaults.
 const (

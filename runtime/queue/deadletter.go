@@ -53,6 +53,7 @@ func (q *Queue) bury(ctx context.Context, msg jetstream.Msg, d DeadLetter) {
 		})
 	}
 	if err != nil {
+		q.failed(OpBury, d.Job.ID, err)
 		_ = msg.NakWithDelay(q.cfg.RetryDelay)
 		return
 	}

@@ -173,16 +173,18 @@ func (q *Queue) process(base context.Context, delivered jetstream.Msg, handle Ha
 	// lost: the outcome stands, the job does not run again.
 	switch _, err := q.Result(op, job.ID); {
 	case err == nil:
-		_ = msg.DoubleAck(op)
+		q.ack(op, msg, job.ID)
 		return
 	case !errors.Is(err, ErrNotFound):
 		// Whether it ran is unknown while the bucket cannot be read:
 		// running it could double it.
+		q.failed(OpRead, job.ID, err)
 		_ = msg.NakWithDelay(q.cfg.RetryDelay)
 		return
 	}
 	mayHaveRun, err := q.hasStarted(op, job.ID)
 	if err != nil {
+		q.failed(OpRead, job.ID, err)
 		_ = msg.NakWithDelay(q.cfg.RetryDelay) // whether it ran is unknown
 		return
 	}
@@ -203,10 +205,11 @@ func (q *Queue) process(base context.Context, delivered jetstream.Msg, handle Ha
 	if gone != nil {
 		r := Result{JobID: job.ID, Batch: job.Batch, Row: job.Row, Status: StatusFailed, Error: gone, Worker: q.cfg.Worker, Attempt: attempt, Finished: now}
 		if err := q.store(op, r); err != nil {
+			q.failed(OpStore, job.ID, err)
 			_ = msg.NakWithDelay(q.cfg.RetryDelay)
 			return
 		}
-		_ = msg.DoubleAck(op)
+		q.ack(op, msg, job.ID)
 		return
 	}
 
@@ -270,8 +273,23 @@ func (q *Queue) process(base context.Context, delivered jetstream.Msg, handle Ha
 	}
 	if err := q.store(op, r); err != nil {
 		// Not stored, so not acked: the next delivery runs it again.
+		q.failed(OpStore, job.ID, err)
 		_ = msg.NakWithDelay(q.cfg.RetryDelay)
 		return
 	}
-	_ = msg.DoubleAck(op)
+	q.ack(op, msg, job.ID)
+}
+
+// ack acks a settled job and waits for the server to confirm.
+func (q *Queue) ack(ctx context.Context, msg jetstream.Msg, id string) {
+	if err := msg.DoubleAck(ctx); err != nil {
+		q.failed(OpAck, id, err)
+	}
+}
+
+// failed tells Config.OnError of a failed queue operation.
+func (q *Queue) failed(op, id string, err error) {
+	if q.cfg.OnError != nil {
+		q.cfg.OnError(op, id, err)
+	}
 }

@@ -426,3 +426,51 @@ func TestLongJobStoresItsOutcome(t *testing.T) {
 		t.Errorf("handler ran %d times, result from attempt %d: want 1 and 1", n, r.Attempt)
 	}
 }
+
+// TestOnErrorReportsFailedStore: when the outcome cannot be stored (the
+// results bucket was deleted under the worker) OnError hears of it, with
+// the job, and the job is not acked: it comes back rather than being
+// lost. Then every read of the missing bucket is reported too.
+func TestOnErrorReportsFailedStore(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	js := connect(t, s)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	cfg := testConfig()
+	cfg.OnError = func(op, id string, err error) {
+		if id != "lost" || err == nil {
+			t.Errorf("OnError(%q, %q, %v)", op, id, err)
+		}
+		mu.Lock()
+		seen[op]++
+		mu.Unlock()
+	}
+	q := openQueue(t, js, cfg)
+	var calls atomic.Int32
+	stop := work(t, q, 1, func(ctx context.Context, d Delivery) Result {
+		if calls.Add(1) == 1 {
+			if err := js.DeleteKeyValue(ctx, DefaultResults); err != nil {
+				t.Errorf("deleting the results bucket: %v", err)
+			}
+		}
+		return Result{Status: StatusOK}
+	})
+	enqueue(t, q, Job{ID: "lost", Macro: "m"})
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		mu.Lock()
+		store, read := seen[OpStore], seen[OpRead]
+		mu.Unlock()
+		if store >= 1 && read >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("OnError saw %v, want a failed store and then a failed read", seen)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	if n := calls.Load(); n != 1 {
+		t.Errorf("handler ran %d times: a redelivery whose start mark and result cannot be read must not run", n)
+	}
+}

@@ -240,7 +240,9 @@ func TestHandlerRedeliveryRule(t *testing.T) {
 // failing one; /metrics serves the registry.
 func TestMux(t *testing.T) {
 	var down error
-	srv := httptest.NewServer(Mux(NewMetrics(func() int { return 1 }, func() int { return 4 }),
+	m := NewMetrics(func() int { return 1 }, func() int { return 4 })
+	m.QueueError("store")
+	srv := httptest.NewServer(Mux(m,
 		Check{Name: "nats", Check: func() error { return nil }},
 		Check{Name: "browser", Check: func() error { return down }}))
 	defer srv.Close()
@@ -264,7 +266,7 @@ func TestMux(t *testing.T) {
 		t.Errorf("unhealthy: %d %s", code, body)
 	}
 	code, body := get("/metrics")
-	for _, want := range []string{"macrokit_worker_browser_slots 4", "macrokit_worker_browser_slots_in_use 1", "go_goroutines"} {
+	for _, want := range []string{"macrokit_worker_browser_slots 4", "macrokit_worker_browser_slots_in_use 1", `macrokit_worker_queue_errors_total{op="store"} 1`, "go_goroutines"} {
 		if code != 200 || !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q (%d)", want, code)
 		}

@@ -20,6 +20,7 @@ type Metrics struct {
 	duration    *prometheus.HistogramVec
 	redelivered *prometheus.CounterVec
 	doneChecks  *prometheus.CounterVec
+	queueErrors *prometheus.CounterVec
 }
 
 // NewMetrics registers the worker's metrics. inUse and slots report the
@@ -45,8 +46,12 @@ func NewMetrics(inUse, slots func() int) *Metrics {
 			Name: "macrokit_worker_done_checks_total",
 			Help: "Done checks of redelivered act/dangerous jobs, by finding (done, not_done, unknown).",
 		}, []string{"finding"}),
+		queueErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "macrokit_worker_queue_errors_total",
+			Help: "Queue operations around a job that failed, by op (read, store, ack, bury): each job comes back, none is lost.",
+		}, []string{"op"}),
 	}
-	reg.MustRegister(m.jobs, m.duration, m.redelivered, m.doneChecks,
+	reg.MustRegister(m.jobs, m.duration, m.redelivered, m.doneChecks, m.queueErrors,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if inUse != nil {
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -59,6 +64,13 @@ func NewMetrics(inUse, slots func() int) *Metrics {
 		}, func() float64 { return float64(slots()) }))
 	}
 	return m
+}
+
+// QueueError counts a failed queue operation (queue.Config.OnError).
+func (m *Metrics) QueueError(op string) {
+	if m != nil {
+		m.queueErrors.WithLabelValues(op).Inc()
+	}
 }
 
 // observe counts one handled delivery.
