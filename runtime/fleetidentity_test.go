@@ -6,12 +6,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/macrokit/macrokit-go/internal/natstest"
 	"github.com/macrokit/macrokit-go/runtime/identity"
 	"github.com/macrokit/macrokit-go/runtime/identity/kvstore"
 )
@@ -23,15 +22,7 @@ import (
 func TestFleetSharesOneLogin(t *testing.T) {
 	b := launch(t)
 	site := newLoginSite(t)
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	srv := natstest.Start(t, "", -1)
 	k, _ := identity.NewKey()
 	key, err := identity.KeyFromEnv(func(string) string { return k })
 	if err != nil {

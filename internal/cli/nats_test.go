@@ -3,8 +3,8 @@ package cli
 import (
 	"net"
 	"testing"
-	"time"
 
+	"github.com/macrokit/macrokit-go/internal/natstest"
 	"github.com/nats-io/nats-server/v2/server"
 )
 
@@ -29,23 +29,12 @@ func startNATS(t *testing.T) *testNATS {
 	return n
 }
 
-func (n *testNATS) start() {
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: n.port, JetStream: true, StoreDir: n.dir, NoLog: true, NoSigs: true})
-	if err != nil {
-		n.t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		n.t.Fatal("nats-server not ready")
-	}
-	n.srv = s
-}
+func (n *testNATS) start() { n.srv = natstest.Start(n.t, n.dir, n.port) }
 
 // Shutdown stops the server (again is a no-op).
 func (n *testNATS) Shutdown() {
 	if n.srv != nil {
-		n.srv.Shutdown()
-		n.srv.WaitForShutdown()
+		natstest.Shutdown(n.srv)
 		n.srv = nil
 	}
 }

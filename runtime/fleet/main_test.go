@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/macrokit/macrokit-go/internal/natstest"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/fleet"
 	"github.com/macrokit/macrokit-go/runtime/queue"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/macrokit/macrokit-go/runtime/worker"
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -38,24 +38,8 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	nc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := natstest.Start(t, "", -1)
+	nc, js := natstest.Connect(t, s.ClientURL())
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	q, err := queue.Open(ctx, js, queue.Config{AckWait: 2 * time.Second, RetryDelay: 20 * time.Millisecond, Grace: 200 * time.Millisecond, MaxDeliver: 2, Worker: "w-test"})

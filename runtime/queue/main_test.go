@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/macrokit/macrokit-go/internal/natstest"
 	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -18,18 +18,7 @@ import (
 // dir; port -1 picks a free one.
 func startServer(t testing.TB, dir string, port int) *server.Server {
 	t.Helper()
-	s, err := server.NewServer(&server.Options{
-		Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	return s
+	return natstest.Start(t, dir, port)
 }
 
 func serverPort(s *server.Server) int { return s.Addr().(*net.TCPAddr).Port }
@@ -38,15 +27,7 @@ func serverPort(s *server.Server) int { return s.Addr().(*net.TCPAddr).Port }
 // restart test needs it).
 func connect(t testing.TB, s *server.Server) jetstream.JetStream {
 	t.Helper()
-	nc, err := nats.Connect(s.ClientURL(), nats.ReconnectWait(50*time.Millisecond), nats.MaxReconnects(-1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, js := natstest.Connect(t, s.ClientURL())
 	return js
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/generated"
 	"github.com/macrokit/macrokit-go/internal/demosite"
+	"github.com/macrokit/macrokit-go/internal/natstest"
 	"github.com/macrokit/macrokit-go/llm/script"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/audit"
@@ -24,7 +25,6 @@ import (
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 	"github.com/macrokit/macrokit-go/runtime/worker"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -74,22 +74,8 @@ func newFleetRig(t *testing.T, o fleetOpts) *fleetRig {
 	}
 	r.reg = reg
 
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	if r.nc, err = nats.Connect(ns.ClientURL()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.nc.Close)
-	if r.js, err = jetstream.New(r.nc); err != nil {
-		t.Fatal(err)
-	}
+	ns := natstest.Start(t, "", -1)
+	r.nc, r.js = natstest.Connect(t, ns.ClientURL())
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if r.q, err = queue.Open(ctx, r.js, queue.Config{Grace: 200 * time.Millisecond, Worker: "w-serve-test"}); err != nil {
