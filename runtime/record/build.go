@@ -71,9 +71,9 @@ func Build(acts []*engine.Recorded, o Options) (*Macro, error) {
 }
 
 type builder struct {
-	o     Options
-	m     *Macro
-	taken map[string]bool
+	o      Options
+	m      *Macro
+	taken  map[string]bool
 	writes bool // an action sent a request other than GET, HEAD, OPTIONS
 }
 
@@ -266,15 +266,12 @@ func fieldName(a *engine.Recorded) (hint, field string) {
 func snake(s string) string {
 	var b strings.Builder
 	us := false
+	var prev rune
 	for _, r := range s {
 		switch {
 		case r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)):
-			if unicode.IsUpper(r) && b.Len() > 0 && !us {
-				// camelCase keeps its words apart
-				prev := []rune(b.String())
-				if unicode.IsLower(prev[len(prev)-1]) {
-					b.WriteByte('_')
-				}
+			if unicode.IsUpper(r) && unicode.IsLower(prev) && !us {
+				b.WriteByte('_') // camelCase keeps its words apart
 			}
 			b.WriteRune(unicode.ToLower(r))
 			us = false
@@ -284,6 +281,7 @@ func snake(s string) string {
 				us = true
 			}
 		}
+		prev = r
 	}
 	out := strings.Trim(b.String(), "_")
 	if len(out) > 40 {
