@@ -35,7 +35,15 @@
       if (cur.isContentEditable && !(cur.parentElement && cur.parentElement.isContentEditable)) return cur;
       if (tag === 'LABEL') return cur;
     }
-    return n && n.nodeType === 1 ? n : (n && n.parentElement) || null;
+    // A widget's surface (react-select's control around its input): the
+    // one combobox of the nearest wrapper holding one stands for it.
+    let el = n && n.nodeType === 1 ? n : (n && n.parentElement) || null;
+    for (let cur = el, i = 0; cur && i < 4; cur = cur.parentElement, i++) {
+      const boxes = cur.querySelectorAll('[role=combobox]');
+      if (boxes.length === 1) return boxes[0];
+      if (boxes.length > 1) break;
+    }
+    return el;
   };
 
   const literalOK = (s) => s && s.length <= MAX_NAME && !(s.length >= 2 && s[0] === '/' && s[s.length - 1] === '/');
@@ -159,7 +167,7 @@
 
   const skipClick = (el) => {
     if (!el) return true;
-    if (isTextEntry(el) || el.tagName === 'SELECT' || el.tagName === 'OPTION' || isCheckable(el)) return true;
+    if ((isTextEntry(el) && mk.role(el) !== 'combobox') || el.tagName === 'SELECT' || el.tagName === 'OPTION' || isCheckable(el)) return true;
     if (el.tagName === 'LABEL') {
       const c = el.control;
       if (c && (isTextEntry(c) || c.tagName === 'SELECT' || isCheckable(c))) return true;

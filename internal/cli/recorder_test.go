@@ -146,7 +146,9 @@ func replaySpec(t *testing.T, ctx context.Context, path string, pages runtime.Pa
 		t.Fatal(err)
 	}
 	raw, _ := json.Marshal(args)
-	d := &runtime.Dispatcher{Registry: reg, Pages: pages, Getenv: func(k string) string { return env[k] }, Timeout: time.Minute}
+	// The test approves a dangerous recording, as a user with --yes.
+	d := &runtime.Dispatcher{Registry: reg, Pages: pages, Getenv: func(k string) string { return env[k] }, Timeout: time.Minute,
+		Approver: Approver(true, strings.NewReader(""), io.Discard, nil)}
 	return d.Dispatch(ctx, runtime.Call{ID: "t-1", Name: m.Name, Args: raw, Turn: 1})
 }
 

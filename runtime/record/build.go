@@ -108,6 +108,12 @@ func mergeOptionClicks(acts []*engine.Recorded) []*engine.Recorded {
 	for _, a := range acts {
 		if a.Kind == "click" && a.Role == "option" && len(out) > 0 {
 			prev := out[len(out)-1]
+			// Text typed into the combobox to filter its options is not a fill.
+			if len(out) > 1 && prev.Kind == "fill" && out[len(out)-2].Kind == "click" && out[len(out)-2].Combobox &&
+				sameTarget(prev.Target, out[len(out)-2].Target) {
+				out = out[:len(out)-1]
+				prev = out[len(out)-1]
+			}
 			if prev.Kind == "click" && prev.Combobox && prev.Target != nil {
 				sel := *prev
 				sel.Kind, sel.Value, sel.Options, sel.OptionValues = "select", a.Name, a.Options, a.OptionValues
@@ -119,6 +125,14 @@ func mergeOptionClicks(acts []*engine.Recorded) []*engine.Recorded {
 		out = append(out, a)
 	}
 	return out
+}
+
+func sameTarget(a, b *engine.Target) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	x, y := *a, *b
+	return x.Within == nil && y.Within == nil && x.Nth == nil && y.Nth == nil && x == y
 }
 
 func (b *builder) action(a *engine.Recorded) {
@@ -461,7 +475,7 @@ func countDelta(before, after *engine.RecordState) (Cond, bool) {
 		keys[k] = true
 	}
 	for k := range keys {
-		if before.Counts[k] != after.Counts[k] && size(k) > 1 && better(k) {
+		if before.Counts[k] != after.Counts[k] && better(k) {
 			best = k
 		}
 	}
