@@ -15,6 +15,7 @@ var commandTable = []entry{
 	{build: generateCommand, authoring: true},
 	{build: checkCommand, authoring: true},
 	{build: lintCommand, authoring: true},
+	{build: recordCommand, authoring: true},
 	{build: func(*Config) *cli.Command { return schemaCommand() }, authoring: true},
 	{build: func(*Config) *cli.Command { return initCommand() }, authoring: true},
 	{build: RunCommand},

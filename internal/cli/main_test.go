@@ -64,7 +64,7 @@ func TestCommandTable(t *testing.T) {
 		want      string
 	}{
 		{false, "run ask chat list sessions audit test serve gate refdata approvals identity batch worker report version"},
-		{true, "generate check lint schema init run ask chat list sessions audit test serve gate heal refdata approvals identity batch worker report eval demo version"},
+		{true, "generate check lint record schema init run ask chat list sessions audit test serve gate heal refdata approvals identity batch worker report eval demo version"},
 	}
 	for _, tc := range cases {
 		var names []string

@@ -1,0 +1,263 @@
+// The recorder (engine/record.go): turns what a user does on the page into
+// actions, each with the target a user would write (grounded by mk.resolve:
+// exactly one match) and the page's "before" picture, taken in the capture
+// phase before the page's own handlers run. Reports go to Go through the
+// CDP binding window.__mkRecord (Runtime.addBinding); nothing is written to
+// the page, so the recording does not change what the page shows.
+{
+  const BINDING = '__mkRecord';
+  const MAX_LINES = 5000;
+  const MAX_NAME = 200;
+  const GENERIC = { '': 1, none: 1, presentation: 1, generic: 1, paragraph: 1, group: 1 };
+  const INTERACTIVE = {
+    button: 1, link: 1, checkbox: 1, radio: 1, switch: 1, tab: 1, menuitem: 1, menuitemcheckbox: 1, menuitemradio: 1,
+    option: 1, combobox: 1, textbox: 1, searchbox: 1, slider: 1, spinbutton: 1, treeitem: 1, gridcell: 1, row: 1,
+  };
+  const NON_TEXT_INPUTS = { button: 1, submit: 1, reset: 1, checkbox: 1, radio: 1, file: 1, image: 1, range: 1, color: 1, hidden: 1 };
+  const norm = mk.norm;
+
+  const isTextEntry = (el) => {
+    if (!el || el.nodeType !== 1) return false;
+    if (el.tagName === 'TEXTAREA') return true;
+    if (el.tagName === 'INPUT') return !NON_TEXT_INPUTS[(el.type || 'text').toLowerCase()];
+    return el.isContentEditable === true;
+  };
+  const isCheckable = (el) => el && el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio');
+
+  // lift goes from the node the event hit to the element a user operated:
+  // the nearest control, link or element with an interactive role.
+  const lift = (n) => {
+    for (let cur = n; cur; cur = mk.composedParent(cur)) {
+      if (cur.nodeType !== 1) continue;
+      const tag = cur.tagName;
+      if (tag === 'BUTTON' || tag === 'SELECT' || tag === 'TEXTAREA' || tag === 'INPUT' || tag === 'SUMMARY' || (tag === 'A' && cur.hasAttribute('href'))) return cur;
+      if (INTERACTIVE[mk.role(cur)]) return cur;
+      if (cur.isContentEditable && !(cur.parentElement && cur.parentElement.isContentEditable)) return cur;
+      if (tag === 'LABEL') return cur;
+    }
+    // A widget's surface (react-select's control around its input): the
+    // one combobox of the nearest wrapper holding one stands for it.
+    let el = n && n.nodeType === 1 ? n : (n && n.parentElement) || null;
+    for (let cur = el, i = 0; cur && i < 4; cur = cur.parentElement, i++) {
+      const boxes = cur.querySelectorAll('[role=combobox]');
+      if (boxes.length === 1) return boxes[0];
+      if (boxes.length > 1) break;
+    }
+    return el;
+  };
+
+  const literalOK = (s) => s && s.length <= MAX_NAME && !(s.length >= 2 && s[0] === '/' && s[s.length - 1] === '/');
+
+  // unique reports whether t grounds to el, and to nothing else.
+  const unique = (t, el) => {
+    const r = mk.resolve(t);
+    if (!r || !r.ok || r.how !== 'unique') return false;
+    const got = mk.deref(r.ref);
+    return got === el || (got && mk.contains(el, got) && lift(got) === el);
+  };
+
+  // targetFor is the target a user would write for el: role and name, the
+  // label (first for text fields), placeholder, visible text, then test id
+  // and CSS only when nothing else matches it alone.
+  const targetFor = (el) => mk.withScan(() => {
+    const role = mk.role(el);
+    const name = norm(mk.name(el) || '');
+    const label = norm(mk.labelText(el) || '');
+    const entry = isTextEntry(el) || el.tagName === 'SELECT';
+    const cands = [];
+    const push = (t, kind) => cands.push({ t, kind });
+    if (entry && literalOK(label)) push({ label }, 'label');
+    if (role && !GENERIC[role] && literalOK(name)) push({ role, name }, 'role');
+    if (!entry && literalOK(label) && label !== name) push({ label }, 'label');
+    const ph = el.getAttribute && el.getAttribute('placeholder');
+    if (literalOK(norm(ph || ''))) push({ placeholder: norm(ph) }, 'placeholder');
+    if (!entry) {
+      const tx = norm(el.innerText || el.textContent || '');
+      if (literalOK(tx) && tx.length <= 80) push({ text: tx }, 'text');
+    }
+    const tid = el.getAttribute && el.getAttribute('data-testid');
+    if (tid) push({ testid: tid }, 'testid');
+    for (const c of cands) if (unique(c.t, el)) return c;
+    const css = mk.selector(el);
+    if (css && unique({ css }, el)) return { t: { css }, kind: 'css' };
+    return null;
+  });
+
+  // state is the page's picture for the effects of an action: its text
+  // lines, data-testid counts (and each id's DOM depth), open dialogs.
+  const state = () => {
+    const lines = [];
+    const b = document.body;
+    if (b) for (const l of (b.innerText || '').split('\n')) {
+      const s = norm(l);
+      if (s) lines.push(s);
+      if (lines.length >= MAX_LINES) break;
+    }
+    const counts = {}, depths = {};
+    for (const el of document.querySelectorAll('[data-testid]')) {
+      const k = el.getAttribute('data-testid');
+      counts[k] = (counts[k] || 0) + 1;
+      if (!(k in depths)) {
+        let d = 0;
+        for (let p = el.parentElement; p; p = p.parentElement) d++;
+        depths[k] = d;
+      }
+    }
+    const dialogs = [];
+    mk.withScan(() => {
+      for (const el of document.querySelectorAll('dialog,[role=dialog],[role=alertdialog]')) {
+        if (!mk.visible(el)) continue;
+        const role = mk.role(el) || 'dialog';
+        const name = norm(mk.name(el) || '');
+        if (name) dialogs.push({ role, name });
+      }
+    });
+    return { url: location.href, lines, counts, depths, dialogs };
+  };
+  mk.recordState = state;
+
+  const describe = (el) => {
+    const d = mk.describe(el);
+    const out = { role: d.role, name: norm(d.name || ''), tag: d.tag };
+    if (el.tagName === 'INPUT') out.type = (el.type || 'text').toLowerCase();
+    const ac = el.getAttribute && el.getAttribute('autocomplete');
+    if (ac) out.autocomplete = ac;
+    if (el.getAttribute && (el.getAttribute('aria-haspopup') === 'listbox' || mk.role(el) === 'combobox')) out.combobox = true;
+    const tc = targetFor(el);
+    if (tc) { out.target = tc.t; out.how = tc.kind; }
+    return out;
+  };
+
+  const optionValue = (o) => (o.getAttribute('value') != null ? o.getAttribute('value') : o.getAttribute('data-value')) || '';
+
+  // The options of the listbox an option sits in, by name and by value.
+  const optionsAround = (el, out) => {
+    let box = el.closest('[role=listbox]') || el.parentElement;
+    if (!box) return;
+    const opts = Array.from(box.querySelectorAll('[role=option]')).slice(0, 100);
+    out.options = opts.map((o) => norm(mk.name(o) || o.textContent || ''));
+    out.optionValues = opts.map(optionValue);
+  };
+
+  let seq = 0;
+  let pendingFill = null; // {el, value}
+  const emitted = new WeakMap(); // el -> last fill value reported
+  let pendingDown = null; // {el, info, before}
+
+  const send = (ev) => {
+    const fn = window[BINDING];
+    if (typeof fn !== 'function') return;
+    ev.seq = ++seq;
+    if (!ev.url) ev.url = location.href;
+    try { fn(JSON.stringify(ev)); } catch (e) { /* the binding went away: the recording ended */ }
+  };
+
+  const fill = (el) => {
+    const value = el.isContentEditable ? (el.innerText || '') : el.value;
+    if (emitted.get(el) === value) return false;
+    emitted.set(el, value);
+    send(Object.assign({ kind: 'fill', value, before: state() }, describe(el)));
+    return true;
+  };
+  const flush = () => {
+    const p = pendingFill;
+    pendingFill = null;
+    return !!(p && p.el.isConnected && fill(p.el));
+  };
+
+  const skipClick = (el) => {
+    if (!el) return true;
+    if ((isTextEntry(el) && mk.role(el) !== 'combobox') || el.tagName === 'SELECT' || el.tagName === 'OPTION' || isCheckable(el)) return true;
+    if (el.tagName === 'LABEL') {
+      const c = el.control;
+      if (c && (isTextEntry(c) || c.tagName === 'SELECT' || isCheckable(c))) return true;
+    }
+    return false;
+  };
+
+  const target = (e) => lift(e.composedPath ? e.composedPath()[0] : e.target);
+
+  const onPointerDown = (e) => {
+    if (!e.isTrusted || e.button !== 0) return;
+    const el = target(e);
+    if (e.altKey) { e.preventDefault(); e.stopPropagation(); return; }
+    flush();
+    if (skipClick(el)) { pendingDown = null; return; }
+    pendingDown = { el, info: describe(el), before: state() };
+  };
+
+  const onClick = (e) => {
+    if (!e.isTrusted) return;
+    const el = target(e);
+    if (e.altKey) {
+      // Alt+click: a check on this element, not a click.
+      e.preventDefault();
+      e.stopPropagation();
+      flush();
+      send(Object.assign({ kind: 'assert', text: norm(el.innerText || '').slice(0, 200) }, describe(el)));
+      return;
+    }
+    if (skipClick(el)) return;
+    flush();
+    const p = pendingDown && pendingDown.el === el ? pendingDown : { info: describe(el), before: state() };
+    pendingDown = null;
+    const ev = Object.assign({ kind: 'click', before: p.before }, p.info);
+    if (p.info.role === 'option') optionsAround(el, ev);
+    send(ev);
+  };
+
+  const onInput = (e) => {
+    if (!e.isTrusted) return;
+    const el = e.composedPath ? e.composedPath()[0] : e.target;
+    if (isTextEntry(el)) {
+      if (pendingFill && pendingFill.el !== el) flush();
+      pendingFill = { el };
+    }
+  };
+
+  const onChange = (e) => {
+    if (!e.isTrusted) return;
+    const el = e.composedPath ? e.composedPath()[0] : e.target;
+    if (el.tagName === 'SELECT') {
+      flush();
+      const o = el.selectedOptions && el.selectedOptions[0];
+      const ev = Object.assign({ kind: 'select', value: o ? norm(o.label || o.textContent || '') : '', before: state() }, describe(el));
+      ev.options = Array.from(el.options).slice(0, 100).map((x) => norm(x.label || x.textContent || ''));
+      ev.optionValues = Array.from(el.options).slice(0, 100).map((x) => x.value);
+      send(ev);
+    } else if (isCheckable(el)) {
+      flush();
+      send(Object.assign({ kind: el.checked || el.type === 'radio' ? 'check' : 'uncheck', before: state() }, describe(el)));
+    } else if (isTextEntry(el)) {
+      if (pendingFill && pendingFill.el === el) pendingFill = null;
+      fill(el);
+    }
+  };
+
+  const onKeyDown = (e) => {
+    if (!e.isTrusted || e.key !== 'Enter' || e.isComposing) return;
+    const el = e.composedPath ? e.composedPath()[0] : e.target;
+    if (!isTextEntry(el) || el.tagName === 'TEXTAREA' || el.isContentEditable) return;
+    flush();
+    fill(el);
+    send(Object.assign({ kind: 'press', key: 'Enter', before: state() }, describe(el)));
+  };
+
+  // mk.recordStart() listens to the user's input in this document (once).
+  mk.recordStart = () => {
+    if (window.__mkRecording) return true;
+    window.__mkRecording = true;
+    const o = { capture: true };
+    window.addEventListener('pointerdown', onPointerDown, o);
+    window.addEventListener('click', onClick, o);
+    window.addEventListener('input', onInput, o);
+    window.addEventListener('change', onChange, o);
+    window.addEventListener('keydown', onKeyDown, o);
+    // A page left with a field typed into but not blurred: report it.
+    window.addEventListener('pagehide', flush, o);
+    return true;
+  };
+
+  // mk.recordFlush() reports a fill still pending (when the recording ends).
+  mk.recordFlush = () => flush();
+}

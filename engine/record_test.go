@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-rod/rod/lib/input"
+	"github.com/go-rod/rod/lib/proto"
+)
+
+var recordPosts atomic.Int64
+
+func init() {
+	route("/record/accounts", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			recordPosts.Add(1)
+		}
+		w.WriteHeader(http.StatusCreated)
+	})
+}
+
+// userClick moves the mouse to the middle of what t grounds to and clicks
+// it: trusted CDP input, as a person's click.
+func userClick(ctx context.Context, t *testing.T, p *Page, tg Target) {
+	t.Helper()
+	el, err := p.Resolve(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := el.Box.Center()
+	m := p.Rod().Context(ctx).Mouse
+	if err := m.MoveTo(proto.Point{X: x, Y: y}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Click(proto.InputMouseButtonLeft, 1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// userType presses one key per character.
+func userType(ctx context.Context, t *testing.T, p *Page, s string) {
+	t.Helper()
+	kb := p.Rod().Context(ctx).Keyboard
+	for _, r := range s {
+		if err := kb.Type(input.Key(r)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestRecordTurnsInputIntoActions drives a form with mouse and keyboard
+// input and checks what the recorder reports: the target a user would
+// write for each action (labels for fields, role and name for the button),
+// fills reported when the field is left, the native select's options, the
+// checkbox, and the click's effects (its POST, the list that grew).
+func TestRecordTurnsInputIntoActions(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t, 30*time.Second)
+	p := newTestPage(t)
+	if err := p.Goto(ctx, fixtureURL("record.html")); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := p.Record(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	before := recordPosts.Load()
+
+	userClick(ctx, t, p, Target{Label: "User name"})
+	userType(ctx, t, p, "ada")
+	userClick(ctx, t, p, Target{Label: "Password"})
+	userType(ctx, t, p, "s3cret")
+	userClick(ctx, t, p, Target{Label: "Plan"}) // opens the native popup; keys choose
+	if err := p.Rod().Context(ctx).Keyboard.Type(input.Escape); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Rod().Context(ctx).Keyboard.Type(input.ArrowDown); err != nil {
+		t.Fatal(err)
+	}
+	userClick(ctx, t, p, Target{Label: "Administrator"})
+	userClick(ctx, t, p, Target{Role: "button", Name: "Add account"})
+
+	want := []struct {
+		kind, how, value string
+		target           Target
+	}{
+		{"fill", "label", "ada", Target{Label: "User name"}},
+		{"fill", "label", "s3cret", Target{Label: "Password"}},
+		{"select", "label", "Team", Target{Label: "Plan"}},
+		{"check", "role", "", Target{Role: "checkbox", Name: "Administrator"}},
+		{"click", "role", "", Target{Role: "button", Name: "Add account"}},
+	}
+	var got []*Recorded
+	for range want {
+		a, err := rec.Next(ctx)
+		if err != nil {
+			t.Fatalf("after %d action(s): %v", len(got), err)
+		}
+		got = append(got, a)
+	}
+	for i, w := range want {
+		a := got[i]
+		if a.Kind != w.kind || a.How != w.how || a.Value != w.value || a.Target == nil || *a.Target != w.target {
+			t.Errorf("action %d: %s how=%s value=%q, want %s %+v how=%s value=%q", i, a, a.How, a.Value, w.kind, w.target, w.how, w.value)
+		}
+	}
+	if got[1].Type != "password" {
+		t.Errorf("password field type %q", got[1].Type)
+	}
+	if s := got[2]; len(s.Options) != 2 || s.OptionValues[1] != "team" {
+		t.Errorf("select options %v values %v", s.Options, s.OptionValues)
+	}
+	click := got[4]
+	posts := 0
+	for _, r := range click.Requests {
+		if r.Method == http.MethodPost && r.Status == http.StatusCreated {
+			posts++
+		}
+	}
+	if posts != 1 || recordPosts.Load()-before != 1 {
+		t.Errorf("click requests %+v (server saw %d POSTs), want one POST answered 201", click.Requests, recordPosts.Load()-before)
+	}
+	if click.Before == nil || click.After == nil || click.Before.Counts["account-row"] != 1 || click.After.Counts["account-row"] != 2 {
+		t.Errorf("account-row counts before %+v after %+v, want 1 then 2", click.Before, click.After)
+	}
+	if rec.Pending() {
+		a, _ := rec.Next(ctx)
+		t.Errorf("an extra action was recorded: %s", a)
+	}
+}

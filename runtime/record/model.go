@@ -1,0 +1,69 @@
+package record
+
+import (
+	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime/vocab"
+)
+
+// Macro is a recorded macro: what Build made of a recording, rendered by
+// YAML.
+type Macro struct {
+	Name   string
+	Intent string
+	// Description says where it was recorded.
+	Description string
+	Risk        string // read, act or dangerous
+	Params      []*Param
+	Steps       []*Step
+	// Notes are review notes for the file's header (no secrets).
+	Notes []string
+}
+
+// Param is one parameter: a value the user filled in or selected.
+type Param struct {
+	Name   string
+	Type   string // string, integer or number
+	Format string // email, date, ...
+	Enum   []string
+	Secret bool
+	// Field is the field the value went into, as a target (`label "Email"`).
+	Field string
+	// Value is the value recorded. A secret's stays in memory (Args) and is
+	// never rendered.
+	Value string
+}
+
+// Step is one step of the macro. Texts hold spec templates: "{{ email }}",
+// literal "{{" escaped.
+type Step struct {
+	Kind   vocab.Action // goto, click, fill, select, check, uncheck, press
+	URL    string       // goto
+	Target *engine.Target
+	Value  string // fill value, select option
+	Key    string // press
+	Expect []Cond
+	// Unverified is why no check proves the step's effect (checked
+	// effects, docs/spec.md).
+	Unverified string
+}
+
+// Cond is one post-condition, in the spec's terms.
+type Cond struct {
+	Kind    vocab.CondKind
+	Pattern string         // url_matches
+	Text    string         // text_present
+	Target  *engine.Target // element_exists, list_count_delta
+	Delta   int            // list_count_delta
+	URL     string         // request_succeeded
+	Method  string         // request_succeeded
+}
+
+// Args are the recorded values by parameter name, secrets included: the
+// arguments that replay the recording. Never write them anywhere.
+func (m *Macro) Args() map[string]any {
+	out := map[string]any{}
+	for _, p := range m.Params {
+		out[p.Name] = typedValue(p.Type, p.Value)
+	}
+	return out
+}
