@@ -26,6 +26,9 @@ type HookedRequest struct {
 	// Page.SetCookieHeaders.
 	NetworkID string
 	Hop       int
+	// Seq orders the page's observed responses as Chromium reported them
+	// (Observe only; Observe itself runs concurrently).
+	Seq int64
 }
 
 // HookedResponse is the answer to a HookedRequest: the network's (Observe)
@@ -89,6 +92,7 @@ type hookState struct {
 	err  error
 
 	mu    sync.Mutex
+	seq   int64
 	hops  map[string]int            // responses observed per network id
 	extra map[string][]rawResponse // responseReceivedExtraInfo per network id, in order
 }
@@ -125,7 +129,15 @@ func (p *Page) installHook(ctx context.Context, h *NetworkHook) error {
 		st.hops, st.extra = map[string]int{}, map[string][]rawResponse{}
 		ev := p.rod.Context(p.events) // ends with the page
 		go ev.EachEvent(func(e *proto.FetchRequestPaused) {
-			go p.paused(p.events, ev, h, st, e)
+			var ord order
+			if e.ResponseStatusCode != nil { // numbered here, in Chromium's order
+				st.mu.Lock()
+				st.seq++
+				ord = order{seq: st.seq, hop: st.hops[string(e.NetworkID)]}
+				st.hops[string(e.NetworkID)]++
+				st.mu.Unlock()
+			}
+			go p.paused(p.events, ev, h, ord, e)
 		}, func(e *proto.NetworkResponseReceivedExtraInfo) {
 			// Interception never shows Set-Cookie; the raw headers do.
 			raw := rawResponse{status: e.StatusCode}
@@ -163,7 +175,14 @@ func (p *Page) SetCookieHeaders(networkID string, hop int) []string {
 	return nil
 }
 
-func (p *Page) paused(ctx context.Context, rp *rod.Page, h *NetworkHook, st *hookState, e *proto.FetchRequestPaused) {
+// order is a response's place among the page's (Seq) and its request's
+// redirects (Hop).
+type order struct {
+	seq int64
+	hop int
+}
+
+func (p *Page) paused(ctx context.Context, rp *rod.Page, h *NetworkHook, ord order, e *proto.FetchRequestPaused) {
 	req := HookedRequest{Method: e.Request.Method, URL: e.Request.URL + e.Request.URLFragment, Header: http.Header{}, Type: string(e.ResourceType),
 		NetworkID: string(e.NetworkID)}
 	if i := strings.IndexByte(req.URL, '#'); i >= 0 {
@@ -204,10 +223,7 @@ func (p *Page) paused(ctx context.Context, rp *rod.Page, h *NetworkHook, st *hoo
 			resp.Body = decodeBody(body)
 		}
 	}
-	st.mu.Lock()
-	req.Hop = st.hops[req.NetworkID]
-	st.hops[req.NetworkID]++
-	st.mu.Unlock()
+	req.Seq, req.Hop = ord.seq, ord.hop
 	if h.Observe != nil {
 		h.Observe(p, req, resp)
 	}
