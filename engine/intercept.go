@@ -93,7 +93,7 @@ type hookState struct {
 
 	mu    sync.Mutex
 	seq   int64
-	hops  map[string]int            // responses observed per network id
+	hops  map[string]int           // responses observed per network id
 	extra map[string][]rawResponse // responseReceivedExtraInfo per network id, in order
 }
 
