@@ -465,9 +465,12 @@ or the error (want_error). http steps are answered from the test's fixture,
 <fixtures>/<macro>/<test>.jsonl, when it exists; otherwise they go to the
 network. A test naming a site (site: demo) runs against $DEMO_URL when it is
 set, else against a fresh in-process instance when this binary has one.
---live sends http steps to the network and reports drift from the fixtures
-(a failure with --fail-on-drift); --update does that and rewrites the
-fixtures of the tests that pass.
+The requests of a test's pages are answered from <fixtures>/<macro>/<test>.page.jsonl
+through request interception when it exists (an unrecorded one fails the
+test and never reaches the network, unless --page-passthrough matches it).
+--live sends http steps and pages to the network and reports drift from the
+fixtures (a failure with --fail-on-drift); --update does that and rewrites
+the fixtures of the tests that pass.
 A test whose wants hold but whose run left an effect unchecked (verdict
 unverified, docs/engine.md "Verdicts") is reported UNVERIFIED, not PASS.
 Exit status: 0 every test passed, 1 a test failed, 2 usage, 3 none failed
