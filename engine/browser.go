@@ -261,6 +261,7 @@ type Context struct {
 	mu      sync.Mutex
 	pages   map[*Page]struct{}
 	origins map[string]bool // origins its pages loaded documents from
+	hook    *NetworkHook    // SetNetworkHook: every page's requests go through it
 	closed  bool
 }
 

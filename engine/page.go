@@ -43,6 +43,8 @@ type Page struct {
 	ctx    *Context
 	rod    *rod.Page
 	cancel context.CancelFunc // stops the event goroutines
+	events context.Context    // the event goroutines' context (ends at Close)
+	hooked *hookState         // the context's NetworkHook, once installed
 
 	mu       sync.Mutex
 	seq      int64
@@ -64,7 +66,7 @@ func newPage(ctx context.Context, c *Context, rp *rod.Page) (*Page, error) {
 		w, h = 1280, 800
 	}
 	evCtx, cancel := context.WithCancel(context.Background())
-	p := &Page{ctx: c, rod: rp, cancel: cancel, byID: map[string]*Request{}, changed: make(chan struct{})}
+	p := &Page{ctx: c, rod: rp, cancel: cancel, events: evCtx, byID: map[string]*Request{}, changed: make(chan struct{})}
 	rpc := rp.Context(ctx)
 	if err := (proto.EmulationSetDeviceMetricsOverride{Width: w, Height: h, DeviceScaleFactor: 1}).Call(rpc); err != nil {
 		cancel()
@@ -155,6 +157,10 @@ func newPage(ctx context.Context, c *Context, rp *rod.Page) (*Page, error) {
 		}
 		go p.adoptPopup(evCtx, e.TargetInfo.TargetID)
 	})()
+	if err := p.installHook(ctx, c.networkHook()); err != nil {
+		cancel()
+		return nil, err
+	}
 	if err := p.ensureAgent(ctx); err != nil {
 		cancel()
 		return nil, err

@@ -72,6 +72,10 @@ type TestOptions struct {
 	// HealsFile, under Live or Update, receives the heals of the tests that
 	// passed with heal, for `heal --from-tests` ("": not written).
 	HealsFile string
+	// PagePassthrough, when set, lets a replayed page's requests that its
+	// page fixture lacks go to the network when their URL matches (static
+	// assets); any other unrecorded request fails the test.
+	PagePassthrough *regexp.Regexp
 }
 
 // Test statuses.
@@ -120,8 +124,19 @@ type TestResult struct {
 	FailedSteps []runtime.StepRecord `json:"failed_steps,omitempty"`
 	// Drift is how today's responses differ from the fixture (--live).
 	Drift []fixture.Drift `json:"drift,omitempty"`
-	// FixtureUpdated says --update wrote the fixture.
+	// FixtureUpdated says --update wrote the fixture (or the page fixture).
 	FixtureUpdated bool `json:"fixture_updated,omitempty"`
+	// PageFixture is the test's page fixture (<fixture>.page.jsonl): the
+	// network its pages used, replayed through request interception.
+	PageFixture string `json:"page_fixture,omitempty"`
+	// PageExchanges counts the page requests answered from the page fixture
+	// (replay) or recorded from the network (--live, --update).
+	PageExchanges int `json:"page_exchanges,omitempty"`
+	// PageMisses are the replayed pages' requests the page fixture lacks
+	// ("METHOD canonical-URL"): each one fails the test.
+	PageMisses []string `json:"page_misses,omitempty"`
+	// PageFixtureUpdated says --update changed the page fixture.
+	PageFixtureUpdated bool `json:"page_fixture_updated,omitempty"`
 	// Note says what else happened, e.g. why a fixture was not updated.
 	Note string `json:"note,omitempty"`
 	// Healed are the steps healed by their remembered fingerprints, with
@@ -261,7 +276,13 @@ func runTest(ctx context.Context, cfg *Config, opts TestOptions, m *runtime.Macr
 	if haveFixture {
 		r.Fixture = path
 	}
-	replay := haveFixture && !opts.Live && !opts.Update
+	pagePath := fixture.PagePath(path)
+	_, havePage, err := readFixture(pagePath)
+	if err != nil {
+		r.Problem = err.Error()
+		return r
+	}
+	replay := (haveFixture || havePage) && !opts.Live && !opts.Update
 	if replay {
 		r.Mode = "replay"
 	}
@@ -296,6 +317,11 @@ func runTest(ctx context.Context, cfg *Config, opts TestOptions, m *runtime.Macr
 	}
 
 	scrub := fixture.NewScrubber(cfg.Registry, getenv)
+	tp, err := newTestPages(path, replay, opts, scrub)
+	if err != nil {
+		r.Problem = err.Error()
+		return r
+	}
 	base := &http.Client{Timeout: defaultHTTPTimeout}
 	var rec *fixture.Recorder
 	var client *http.Client
@@ -319,7 +345,7 @@ func runTest(ctx context.Context, cfg *Config, opts TestOptions, m *runtime.Macr
 	if timeout <= 0 {
 		timeout = 2 * time.Minute
 	}
-	d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: opts.Pages, Getenv: getenv, HTTPClient: client,
+	d := &runtime.Dispatcher{Registry: cfg.Registry, Pages: tp.pages(opts.Pages), Getenv: getenv, HTTPClient: client,
 		Primitives: cfg.Primitives, Approver: approver, Timeout: timeout, Refdata: opts.Refdata}
 	if opts.Fingerprints != nil {
 		d.Fingerprints = opts.Fingerprints
@@ -350,6 +376,10 @@ func runTest(ctx context.Context, cfg *Config, opts TestOptions, m *runtime.Macr
 	if out.Error != nil && out.Error.Code == runtime.CodeApprovalRequired {
 		r.Note = "the macro is dangerous: pass --yes to let tests run it against " + siteDesc(r)
 	}
+	tp.finish(&r, opts)
+	if r.PageFixtureUpdated {
+		r.FixtureUpdated = true
+	}
 	if rec == nil {
 		return r
 	}
@@ -376,7 +406,7 @@ func runTest(ctx context.Context, cfg *Config, opts TestOptions, m *runtime.Macr
 			return r
 		}
 		r.FixtureUpdated, r.Note = true, "fixture removed: the test made no http requests"
-	case !haveFixture && len(live) > 0 && !r.InProcess && r.Note == "":
+	case !haveFixture && !havePage && len(live) > 0 && !r.InProcess && r.Note == "":
 		r.Note = fmt.Sprintf("no fixture: %d http exchange(s) went to the network (record them with --update)", len(live))
 	}
 	return r
@@ -435,9 +465,12 @@ or the error (want_error). http steps are answered from the test's fixture,
 <fixtures>/<macro>/<test>.jsonl, when it exists; otherwise they go to the
 network. A test naming a site (site: demo) runs against $DEMO_URL when it is
 set, else against a fresh in-process instance when this binary has one.
---live sends http steps to the network and reports drift from the fixtures
-(a failure with --fail-on-drift); --update does that and rewrites the
-fixtures of the tests that pass.
+The requests of a test's pages are answered from <fixtures>/<macro>/<test>.page.jsonl
+through request interception when it exists (an unrecorded one fails the
+test and never reaches the network, unless --page-passthrough matches it).
+--live sends http steps and pages to the network and reports drift from the
+fixtures (a failure with --fail-on-drift); --update does that and rewrites
+the fixtures of the tests that pass.
 A test whose wants hold but whose run left an effect unchecked (verdict
 unverified, docs/engine.md "Verdicts") is reported UNVERIFIED, not PASS.
 Exit status: 0 every test passed, 1 a test failed, 2 usage, 3 none failed
@@ -446,7 +479,8 @@ but one was unverified.`,
 			&cli.StringFlag{Name: "fixtures", Value: DefaultFixturesDir, Usage: "the directory of recorded http exchanges"},
 			&cli.BoolFlag{Name: "live", Usage: "send http steps to the network even when a fixture exists, and report drift from it"},
 			&cli.BoolFlag{Name: "fail-on-drift", Usage: "with --live, fail a test whose responses drifted from its fixture"},
-			&cli.BoolFlag{Name: "update", Usage: "run live and (re)record the fixtures of the tests that pass"},
+			&cli.BoolFlag{Name: "update", Usage: "run live and (re)record the fixtures of the tests that pass (http steps and the pages' network)"},
+			&cli.StringFlag{Name: "page-passthrough", Usage: "in a replay, let page requests the page fixture lacks go to the network when their URL matches this regular expression (static assets)"},
 			&cli.StringFlag{Name: "run", Usage: "only tests whose name matches this regular expression"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "let tests run dangerous macros against sites not served in-process"},
 			formatFlag(),
@@ -460,6 +494,13 @@ but one was unverified.`,
 					Fingerprints: fingerprintDir(c.String("fingerprints"))}}
 			if opts.Fingerprints != nil {
 				opts.HealsFile = lastLiveTestsPath(cfg) // a project: heal --from-tests reads it
+			}
+			if pat := c.String("page-passthrough"); pat != "" {
+				re, err := regexp.Compile(pat)
+				if err != nil {
+					return Usagef("--page-passthrough: %v", err)
+				}
+				opts.PagePassthrough = re
 			}
 			if pat := c.String("run"); pat != "" {
 				re, err := regexp.Compile(pat)
@@ -541,8 +582,10 @@ func PrintTestResult(w io.Writer, r TestResult) {
 	}
 	how := r.Mode
 	switch {
-	case r.Mode == "replay":
+	case r.Mode == "replay" && r.Fixture != "":
 		how += " " + r.Fixture
+	case r.Mode == "replay":
+		how += " " + r.PageFixture
 	case r.Site != "" && r.InProcess:
 		how += ", site " + r.Site + " in-process at " + r.SiteURL
 	case r.Site != "":
@@ -588,7 +631,11 @@ func PrintTestResult(w io.Writer, r TestResult) {
 	}
 	printHeals(w, "      ", r.Healed)
 	for _, d := range r.Drift {
-		fmt.Fprintf(w, "      drift %s %s: %s\n", d.Kind, d.Request, d.Summary)
+		kind := d.Kind
+		if d.Page {
+			kind = "page " + kind
+		}
+		fmt.Fprintf(w, "      drift %s %s: %s\n", kind, d.Request, d.Summary)
 		for _, ch := range d.Changes {
 			fmt.Fprintf(w, "        %s\n", ch)
 		}
@@ -596,8 +643,11 @@ func PrintTestResult(w io.Writer, r TestResult) {
 			fmt.Fprintf(w, "        ... %d more\n", d.More)
 		}
 	}
-	if r.FixtureUpdated && r.Note == "" {
+	if r.FixtureUpdated && r.Note == "" && r.HTTP > 0 {
 		fmt.Fprintf(w, "      fixture written: %s (%d exchange(s))\n", r.Fixture, r.HTTP)
+	}
+	if r.PageFixtureUpdated && r.PageFixture != "" {
+		fmt.Fprintf(w, "      page fixture written: %s (%d request(s))\n", r.PageFixture, r.PageExchanges)
 	}
 	if r.Note != "" {
 		fmt.Fprintf(w, "      %s\n", r.Note)
