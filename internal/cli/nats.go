@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/macrokit/macrokit-go/runtime/identity"
 	"github.com/macrokit/macrokit-go/runtime/queue"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -37,10 +38,13 @@ type NATSOptions struct {
 	Grace      time.Duration
 	// OnError hears of the queue's failed operations (queue.Config).
 	OnError func(op, jobID string, err error)
+	// Getenv is where MACROKIT_IDENTITY_KEY is read: set, every job's
+	// arguments are sealed on the stream with it (nil: none).
+	Getenv func(string) string
 }
 
 func natsOptions(c *cli.Context, getenv func(string) string) NATSOptions {
-	return NATSOptions{URL: firstOf(c.String("nats"), getenv(EnvNATS)), Stream: c.String("stream")}
+	return NATSOptions{URL: firstOf(c.String("nats"), getenv(EnvNATS)), Stream: c.String("stream"), Getenv: getenv}
 }
 
 // queueConfig is the queue of o: the default stream has the default
@@ -79,6 +83,14 @@ func openQueue(ctx context.Context, o NATSOptions, name string) (*natsQueue, err
 	if o.URL == "" {
 		return nil, Usagef("--nats needs a NATS server URL (or $%s)", EnvNATS)
 	}
+	qc := o.queueConfig()
+	if o.Getenv != nil {
+		key, err := identity.KeyFromEnv(o.Getenv)
+		if err != nil {
+			return nil, &ExitError{Code: ExitUsage, Err: err}
+		}
+		qc.Key = key
+	}
 	nc, err := nats.Connect(o.URL, nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond),
 		nats.Timeout(5*time.Second), nats.RetryOnFailedConnect(false))
 	if err != nil {
@@ -91,7 +103,7 @@ func openQueue(ctx context.Context, o NATSOptions, name string) (*natsQueue, err
 	}
 	octx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	q, err := queue.Open(octx, js, o.queueConfig())
+	q, err := queue.Open(octx, js, qc)
 	if err != nil {
 		nc.Close()
 		return nil, Failf("NATS at %s: %v (is JetStream enabled? nats-server -js)", o.URL, err)

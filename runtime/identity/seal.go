@@ -73,3 +73,16 @@ type sealError string
 func (e sealError) Error() string { return string(e) }
 
 const errBadNonce = sealError("bad nonce")
+
+// SealBytes encrypts plain with key (32 bytes, AES-256-GCM), binding it to
+// ad; other packages use it to keep what they hand to shared storage (a
+// fleet's job arguments) unreadable without the deployment's key.
+func SealBytes(key, plain, ad []byte) (nonce, ciphertext []byte, err error) {
+	return seal(key, plain, ad)
+}
+
+// OpenBytes decrypts what SealBytes sealed with the same key and ad; a
+// wrong key, ad or a changed byte is an error.
+func OpenBytes(key, nonce, ciphertext, ad []byte) ([]byte, error) {
+	return open(key, nonce, ciphertext, ad)
+}

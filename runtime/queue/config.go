@@ -49,6 +49,10 @@ type Config struct {
 	// left to come back, so nothing is lost, but an operator wants to
 	// know why jobs are redelivered. It must not block.
 	OnError func(op, jobID string, err error)
+	// Key, when set (32 bytes: identity.KeyFromEnv), seals every job's
+	// arguments this queue enqueues and opens those it takes. Every
+	// enqueuer and worker of the stream needs the same key.
+	Key []byte
 }
 
 // The queue operations OnError reports.
@@ -113,6 +117,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, &Error{Code: CodeInvalidConfig, Message: "durations must not be negative"}
 	case c.MaxDeliver < 1:
 		return c, &Error{Code: CodeInvalidConfig, Message: "MaxDeliver must be at least 1"}
+	case c.Key != nil && len(c.Key) != 32:
+		return c, &Error{Code: CodeInvalidConfig, Message: "the job key must be 32 bytes"}
 	case !strings.HasSuffix(c.Subject, ".>") || len(c.Subject) < 3:
 		return c, &Error{Code: CodeInvalidConfig, Message: fmt.Sprintf("subject %q must end in \".>\"", c.Subject)}
 	}

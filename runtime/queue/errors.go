@@ -32,6 +32,9 @@ const (
 	// CodeExpired, on a failed Result: a worker took the job after its
 	// Deadline, and it did not run.
 	CodeExpired = "expired"
+	// CodeSealed, on a failed Result: the job's arguments are sealed and
+	// this worker has no key, or not the enqueuer's; it did not run.
+	CodeSealed = "sealed_args"
 )
 
 // Error is the package's typed error; branch on Code (errors.Is against

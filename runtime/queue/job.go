@@ -15,8 +15,14 @@ type Job struct {
 	// Macro is the macro to run; it is also the last token of the
 	// subject the job is published on.
 	Macro string `json:"macro"`
-	// Args are the macro's arguments as the caller gave them.
+	// Args are the macro's arguments as the caller gave them. On a queue
+	// with a Key they travel as Sealed instead: a handler always sees
+	// Args in the clear.
 	Args json.RawMessage `json:"args,omitempty"`
+	// Sealed holds Args encrypted with the queue's Key (AES-256-GCM,
+	// bound to the job's ID and macro), so the stream, its dead letters
+	// and whoever can read them see no argument.
+	Sealed *SealedArgs `json:"sealed,omitempty"`
 	// Identity is who the call runs as ("" for the default).
 	Identity string `json:"identity,omitempty"`
 	// Batch and Row say which batch and row key a job belongs to (empty

@@ -106,6 +106,10 @@ func (q *Queue) Enqueue(ctx context.Context, job Job) (duplicate bool, err error
 	if err := validJob(job); err != nil {
 		return false, err
 	}
+	job, err = sealArgs(q.cfg.Key, job)
+	if err != nil {
+		return false, err
+	}
 	data, err := json.Marshal(job)
 	if err != nil {
 		return false, &Error{Code: CodeInvalidJob, Message: "encoding job " + job.ID, Err: err}

@@ -195,8 +195,14 @@ func (q *Queue) process(base context.Context, delivered jetstream.Msg, handle Ha
 	}
 
 	// A job nobody waits for any more does not start: its outcome says so.
+	// Nor does one whose arguments this worker cannot open. The handler
+	// gets the opened job; every copy kept on the queue (dead letters)
+	// stays sealed.
 	var gone *ErrorInfo
+	opened, ok := openArgs(q.cfg.Key, job)
 	switch {
+	case !ok:
+		gone = &ErrorInfo{Code: CodeSealed, Message: "the job's arguments are sealed and this worker cannot open them (every enqueuer and worker needs the same MACROKIT_IDENTITY_KEY); it did not run"}
 	case q.cancelled(op, job.ID):
 		gone = &ErrorInfo{Code: CodeCancelled, Message: "cancelled before it started; it did not run"}
 	case !job.Deadline.IsZero() && !now.Before(job.Deadline):
@@ -228,7 +234,7 @@ func (q *Queue) process(base context.Context, delivered jetstream.Msg, handle Ha
 				done <- Result{Error: &ErrorInfo{Code: CodeHandlerBug, Message: fmt.Sprintf("handler panicked: %v", p)}}
 			}
 		}()
-		done <- handle(hctx, Delivery{Job: job, Attempt: attempt, Redelivered: attempt > 1, MayHaveRun: mayHaveRun,
+		done <- handle(hctx, Delivery{Job: opened, Attempt: attempt, Redelivered: attempt > 1, MayHaveRun: mayHaveRun,
 			mark: func(ctx context.Context) error { return q.markStarted(ctx, job.ID, attempt) }})
 	}()
 
