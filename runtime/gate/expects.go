@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/macrokit/macrokit-go/runtime/redact"
+	"github.com/macrokit/macrokit-go/runtime/specyaml"
 	"gopkg.in/yaml.v3"
 )
 
@@ -22,8 +23,8 @@ func (b *specBuilder) expects(i int) []*yaml.Node {
 	st := &in.w.steps[i]
 	var out []*yaml.Node
 	cond := func(kind string, v *yaml.Node) {
-		m := mapping(true)
-		add(m, kind, v)
+		m := specyaml.Map(true)
+		specyaml.Add(m, kind, v)
 		out = append(out, m)
 	}
 	switch st.kind {
@@ -31,12 +32,12 @@ func (b *specBuilder) expects(i int) []*yaml.Node {
 		return nil
 	case "goto":
 		if re, ok := in.urlRegex(i, false); ok {
-			cond("url_matches", str(re))
+			cond("url_matches", specyaml.Str(re))
 		}
 		return out
 	}
 	if re, ok := in.urlRegex(i, true); ok {
-		cond("url_matches", str(re))
+		cond("url_matches", specyaml.Str(re))
 	}
 	switch st.kind {
 	case "fill":
@@ -52,37 +53,37 @@ func (b *specBuilder) expects(i int) []*yaml.Node {
 		// A step that sets a parameter must read it back; a literal read
 		// back (seen once: "Pro" for the option "pro") would fail next time.
 		if ok && (in.slotPar[st.value] < 0 || t.hasParam()) && in.valueChanged(i, nil) {
-			m := mapping(true)
-			add(m, "target", b.target(st.target, st.tslots, ""))
-			add(m, "value", str(in.text(t, false)))
+			m := specyaml.Map(true)
+			specyaml.Add(m, "target", b.target(st.target, st.tslots, ""))
+			specyaml.Add(m, "value", specyaml.Str(in.text(t, false)))
 			cond("value_equals", m)
 		}
 	case "check", "uncheck":
 		if in.allState(i, st.kind == "check") && in.valueChanged(i, func(string) string { return st.kind + "ed" }) {
-			m := mapping(true)
-			add(m, "target", b.target(st.target, st.tslots, ""))
-			add(m, "state", str(st.kind+"ed"))
+			m := specyaml.Map(true)
+			specyaml.Add(m, "target", b.target(st.target, st.tslots, ""))
+			specyaml.Add(m, "state", specyaml.Str(st.kind+"ed"))
 			cond("element_state", m)
 		}
 	}
 	for _, r := range in.requests(i) {
-		m := mapping(true)
+		m := specyaml.Map(true)
 		u := in.text(r.t, false)
 		if len(u) >= 2 && strings.HasPrefix(u, "/") && strings.HasSuffix(u, "/") {
 			u = strings.TrimSuffix(u, "/") // written /like this/ it would be a regular expression
 		}
-		add(m, "url", str(u))
-		add(m, "method", str(r.method))
+		specyaml.Add(m, "url", specyaml.Str(u))
+		specyaml.Add(m, "method", specyaml.Str(r.method))
 		cond("request_succeeded", m)
 	}
 	if d, ok := in.delta(i); ok {
-		m := mapping(true)
-		add(m, "target", b.target(d.Target, nil, ""))
-		add(m, "delta", intNode(d.After-d.Before))
+		m := specyaml.Map(true)
+		specyaml.Add(m, "target", b.target(d.Target, nil, ""))
+		specyaml.Add(m, "delta", specyaml.Int(d.After-d.Before))
 		cond("list_count_delta", m)
 	}
 	for _, t := range in.texts(i) {
-		cond("text_present", str(in.text(t, false)))
+		cond("text_present", specyaml.Str(in.text(t, false)))
 	}
 	return out
 }

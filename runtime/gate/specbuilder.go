@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/macrokit/macrokit-go/runtime/specyaml"
 	"gopkg.in/yaml.v3"
 )
 
@@ -37,35 +38,35 @@ func (b *specBuilder) steps() *yaml.Node {
 	}
 	for i := range in.w.steps {
 		st := &in.w.steps[i]
-		m := mapping(false)
+		m := specyaml.Map(false)
 		switch st.kind {
 		case "goto":
-			add(m, "goto", str(in.text(in.urlTmpl(i, true), false)))
+			specyaml.Add(m, "goto", specyaml.Str(in.text(in.urlTmpl(i, true), false)))
 		case "click", "check", "uncheck":
-			add(m, st.kind, b.target(st.target, st.tslots, ""))
+			specyaml.Add(m, st.kind, b.target(st.target, st.tslots, ""))
 		case "fill":
-			v := mapping(true)
-			add(v, "target", b.target(st.target, st.tslots, ""))
-			add(v, "value", str(in.text(in.slotTmpl(st.value), false)))
-			add(m, "fill", v)
+			v := specyaml.Map(true)
+			specyaml.Add(v, "target", b.target(st.target, st.tslots, ""))
+			specyaml.Add(v, "value", specyaml.Str(in.text(in.slotTmpl(st.value), false)))
+			specyaml.Add(m, "fill", v)
 		case "select":
-			v := mapping(true)
-			add(v, "target", b.target(st.target, st.tslots, ""))
-			add(v, "option", str(in.text(in.slotTmpl(st.value), false)))
-			add(m, "select", v)
+			v := specyaml.Map(true)
+			specyaml.Add(v, "target", b.target(st.target, st.tslots, ""))
+			specyaml.Add(v, "option", specyaml.Str(in.text(in.slotTmpl(st.value), false)))
+			specyaml.Add(m, "select", v)
 		case "press":
 			if st.target == nil {
-				add(m, "press", str(escapeTmpl(st.key)))
+				specyaml.Add(m, "press", specyaml.Str(escapeTmpl(st.key)))
 			} else {
-				v := mapping(true)
-				add(v, "key", str(escapeTmpl(st.key)))
-				add(v, "target", b.target(st.target, st.tslots, ""))
-				add(m, "press", v)
+				v := specyaml.Map(true)
+				specyaml.Add(v, "key", specyaml.Str(escapeTmpl(st.key)))
+				specyaml.Add(v, "target", b.target(st.target, st.tslots, ""))
+				specyaml.Add(m, "press", v)
 			}
 		case "extract":
-			add(m, "extract", b.extract(st))
+			specyaml.Add(m, "extract", b.extract(st))
 		case "http":
-			add(m, "http", b.http(i, i == lastHTTP))
+			specyaml.Add(m, "http", b.http(i, i == lastHTTP))
 		}
 		if ex := b.expects(i); len(ex) > 0 {
 			l := &yaml.Node{Kind: yaml.SequenceNode}
@@ -73,7 +74,7 @@ func (b *specBuilder) steps() *yaml.Node {
 			if len(ex) == 1 {
 				l.Style = yaml.FlowStyle
 			}
-			add(m, "expect", l)
+			specyaml.Add(m, "expect", l)
 		}
 		seq.Content = append(seq.Content, m)
 	}
@@ -82,22 +83,22 @@ func (b *specBuilder) steps() *yaml.Node {
 
 // target renders a target, its data-like texts as their parameters.
 func (b *specBuilder) target(t *pageTarget, ts []targetSlot, prefix string) *yaml.Node {
-	m := mapping(true)
+	m := specyaml.Map(true)
 	field := func(k, v string) {
 		if v == "" {
 			return
 		}
 		for _, s := range ts {
 			if s.path == prefix+k {
-				add(m, k, str(b.in.text(b.in.slotTmpl(s.slot), false)))
+				specyaml.Add(m, k, specyaml.Str(b.in.text(b.in.slotTmpl(s.slot), false)))
 				return
 			}
 		}
 		if k == "role" {
-			add(m, k, str(v))
+			specyaml.Add(m, k, specyaml.Str(v))
 			return
 		}
-		add(m, k, str(escapeTmpl(v)))
+		specyaml.Add(m, k, specyaml.Str(escapeTmpl(v)))
 	}
 	field("role", t.Role)
 	field("name", t.Name)
@@ -107,13 +108,13 @@ func (b *specBuilder) target(t *pageTarget, ts []targetSlot, prefix string) *yam
 	field("testid", t.TestID)
 	field("css", t.CSS)
 	if t.Within != nil {
-		add(m, "within", b.target(t.Within, ts, prefix+"within."))
+		specyaml.Add(m, "within", b.target(t.Within, ts, prefix+"within."))
 	}
 	if t.Nth != nil {
-		add(m, "nth", intNode(*t.Nth))
+		specyaml.Add(m, "nth", specyaml.Int(*t.Nth))
 	}
 	if t.Last {
-		add(m, "last", boolNode(true))
+		specyaml.Add(m, "last", specyaml.Bool(true))
 	}
 	return m
 }
@@ -128,8 +129,8 @@ func (b *specBuilder) extract(st *stepTmpl) *yaml.Node {
 	if e.all || e.count {
 		t.Nth, t.Last = nil, false
 	}
-	m := mapping(true)
-	add(m, "target", b.target(t, st.tslots, ""))
+	m := specyaml.Map(true)
+	specyaml.Add(m, "target", b.target(t, st.tslots, ""))
 	hint, _ := fieldHint(t)
 	if t.Label == "" && t.TestID != "" {
 		hint = t.TestID
@@ -137,32 +138,32 @@ func (b *specBuilder) extract(st *stepTmpl) *yaml.Node {
 	if hint == "value" && t.Text != "" {
 		hint = "text"
 	}
-	schema := mapping(true)
+	schema := specyaml.Map(true)
 	switch {
 	case e.count:
-		add(m, "count", boolNode(true))
+		specyaml.Add(m, "count", specyaml.Bool(true))
 		hint += "_count"
-		add(schema, "type", str("integer"))
+		specyaml.Add(schema, "type", specyaml.Str("integer"))
 	default:
 		if e.attr != "" {
-			add(m, "attr", str(e.attr))
+			specyaml.Add(m, "attr", specyaml.Str(e.attr))
 			hint += "_" + e.attr
 		} else if e.value {
-			add(m, "value", boolNode(true))
+			specyaml.Add(m, "value", specyaml.Bool(true))
 		}
 		if e.all {
-			add(m, "all", boolNode(true))
+			specyaml.Add(m, "all", specyaml.Bool(true))
 			hint += "_list"
-			add(schema, "type", str("array"))
-			items := mapping(true)
-			add(items, "type", str("string"))
-			add(schema, "items", items)
+			specyaml.Add(schema, "type", specyaml.Str("array"))
+			items := specyaml.Map(true)
+			specyaml.Add(items, "type", specyaml.Str("string"))
+			specyaml.Add(schema, "items", items)
 		} else {
-			add(schema, "type", str("string"))
+			specyaml.Add(schema, "type", specyaml.Str("string"))
 		}
 	}
 	v := b.newVar(hint)
-	add(m, "into", str(v))
+	specyaml.Add(m, "into", specyaml.Str(v))
 	b.results = append(b.results, result{name: v, schema: schema})
 	return m
 }
@@ -170,32 +171,32 @@ func (b *specBuilder) extract(st *stepTmpl) *yaml.Node {
 func (b *specBuilder) http(i int, into bool) *yaml.Node {
 	in := b.in
 	st := &in.w.steps[i]
-	m := mapping(false)
+	m := specyaml.Map(false)
 	if st.method != http.MethodGet {
-		add(m, "method", str(st.method))
+		specyaml.Add(m, "method", specyaml.Str(st.method))
 	}
-	add(m, "url", str(in.text(in.urlTmpl(i, false), false)))
+	specyaml.Add(m, "url", specyaml.Str(in.text(in.urlTmpl(i, false), false)))
 	if len(st.url.query) > 0 {
-		q := mapping(true)
+		q := specyaml.Map(true)
 		for _, kv := range st.url.query {
-			add(q, kv.key, str(in.text(in.slotTmpl(kv.slot), false)))
+			specyaml.Add(q, kv.key, specyaml.Str(in.text(in.slotTmpl(kv.slot), false)))
 		}
-		add(m, "query", q)
+		specyaml.Add(m, "query", q)
 	}
 	if len(st.headers) > 0 {
-		h := mapping(true)
+		h := specyaml.Map(true)
 		for _, kv := range st.headers {
-			add(h, kv.key, str(escapeTmpl(in.g.samples[0].values[kv.slot])))
+			specyaml.Add(h, kv.key, specyaml.Str(escapeTmpl(in.g.samples[0].values[kv.slot])))
 		}
-		add(m, "headers", h)
+		specyaml.Add(m, "headers", h)
 	}
 	if st.body != nil && st.method != http.MethodGet && st.method != http.MethodHead {
-		add(m, "body", b.body(st.body))
+		specyaml.Add(m, "body", b.body(st.body))
 	}
 	if into {
 		if schema := b.bodySchema(i); schema != nil {
 			v := b.newVar("response")
-			add(m, "into", str(v))
+			specyaml.Add(m, "into", specyaml.Str(v))
 			b.results = append(b.results, result{name: v, schema: schema})
 		}
 	}
@@ -217,16 +218,16 @@ func (b *specBuilder) bodySchema(i int) *yaml.Node {
 		}
 		return ""
 	}
-	m := mapping(true)
+	m := specyaml.Map(true)
 	if t := typ(kind); t != "" {
-		add(m, "type", str(t))
+		specyaml.Add(m, "type", specyaml.Str(t))
 		return m
 	}
 	if el, ok := strings.CutPrefix(kind, "array:"); ok && typ(el) != "" {
-		add(m, "type", str("array"))
-		items := mapping(true)
-		add(items, "type", str(typ(el)))
-		add(m, "items", items)
+		specyaml.Add(m, "type", specyaml.Str("array"))
+		items := specyaml.Map(true)
+		specyaml.Add(items, "type", specyaml.Str(typ(el)))
+		specyaml.Add(m, "items", items)
 		return m
 	}
 	return nil
@@ -236,9 +237,9 @@ func (b *specBuilder) body(n *bodyNode) *yaml.Node {
 	in := b.in
 	switch n.kind {
 	case 'o':
-		m := mapping(true)
+		m := specyaml.Map(true)
 		for i, k := range n.keys {
-			add(m, k, b.body(n.kids[i]))
+			specyaml.Add(m, k, b.body(n.kids[i]))
 		}
 		return m
 	case 'a':
@@ -249,7 +250,7 @@ func (b *specBuilder) body(n *bodyNode) *yaml.Node {
 		return s
 	}
 	if p := in.slotPar[n.slot]; p >= 0 {
-		return str("{{ " + in.params[p].Name + " }}")
+		return specyaml.Str("{{ " + in.params[p].Name + " }}")
 	}
 	v := in.g.samples[0].values[n.slot]
 	switch in.w.slots[n.slot].jtype {
@@ -263,49 +264,16 @@ func (b *specBuilder) body(n *bodyNode) *yaml.Node {
 	case 'z':
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
 	}
-	return str(escapeTmpl(v))
+	return specyaml.Str(escapeTmpl(v))
 }
 
 func (b *specBuilder) paramsNode() *yaml.Node {
-	in := b.in
-	m := mapping(false)
-	req := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
-	for _, p := range in.params {
-		if p.Required {
-			req.Content = append(req.Content, str(p.Name))
-		}
+	ps := make([]specyaml.Param, len(b.in.params))
+	for i, p := range b.in.params {
+		ps[i] = specyaml.Param{Name: p.Name, Type: p.Type, Format: p.Format, Pattern: p.Pattern, Enum: p.Enum,
+			Required: p.Required, Secret: p.Secret, Description: p.From}
 	}
-	if len(req.Content) > 0 {
-		add(m, "required", req)
-	}
-	props := mapping(false)
-	for _, p := range in.params {
-		s := mapping(true)
-		add(s, "type", str(p.Type))
-		if p.Format != "" {
-			add(s, "format", str(p.Format))
-		}
-		if p.Pattern != "" {
-			add(s, "pattern", str(p.Pattern))
-		}
-		if len(p.Enum) > 0 {
-			e := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
-			for _, v := range p.Enum {
-				e.Content = append(e.Content, str(v))
-			}
-			add(s, "enum", e)
-		}
-		if p.Type == "string" && p.Required && p.Format == "" && p.Pattern == "" && len(p.Enum) == 0 {
-			add(s, "minLength", intNode(1))
-		}
-		if p.Secret {
-			add(s, "secret", boolNode(true))
-		}
-		add(s, "description", str(p.From))
-		add(props, p.Name, s)
-	}
-	add(m, "properties", props)
-	return m
+	return specyaml.Params(ps)
 }
 
 // examples are the kept requests (up to three, distinct) with the values
@@ -320,18 +288,18 @@ func (b *specBuilder) examples() *yaml.Node {
 			continue
 		}
 		seen[say] = true
-		args := mapping(true)
+		args := specyaml.Map(true)
 		for _, p := range in.params {
 			v := p.values[k]
 			if p.Secret || (v == "" && !p.Required) {
 				continue
 			}
-			add(args, p.Name, typed(p.Type, v))
+			specyaml.Add(args, p.Name, specyaml.Typed(p.Type, v))
 		}
-		m := mapping(false)
-		add(m, "say", str(say))
+		m := specyaml.Map(false)
+		specyaml.Add(m, "say", specyaml.Str(say))
 		if len(args.Content) > 0 {
-			add(m, "args", args)
+			specyaml.Add(m, "args", args)
 		}
 		seq.Content = append(seq.Content, m)
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/macrokit/macrokit-go/runtime/specyaml"
 	"gopkg.in/yaml.v3"
 )
 
@@ -172,43 +173,43 @@ func suggest(g *group, opts Options, names, intents map[string]bool) suggestion 
 	}
 	notes = append(notes, in.notes...)
 
-	doc := mapping(false)
-	add(doc, "macrokit", intNode(1))
-	add(doc, "name", str(name))
-	add(doc, "version", str(SuggestedVersion))
-	add(doc, "intent", str(intent))
+	doc := specyaml.Map(false)
+	specyaml.Add(doc, "macrokit", specyaml.Int(1))
+	specyaml.Add(doc, "name", specyaml.Str(name))
+	specyaml.Add(doc, "version", specyaml.Str(SuggestedVersion))
+	specyaml.Add(doc, "intent", specyaml.Str(intent))
 	desc := fmt.Sprintf("Suggested by macrokit gate from %d occurrence(s) of a workflow done with the raw explore tools", g.count)
 	if req := g.samples[0].request; req != "" {
 		desc += fmt.Sprintf(", first asked as %q", req)
 	}
-	add(doc, "description", str(desc+"."))
-	add(doc, "risk", str(risk))
+	specyaml.Add(doc, "description", specyaml.Str(desc+"."))
+	specyaml.Add(doc, "risk", specyaml.Str(risk))
 	var params []Param
 	if len(in.params) > 0 {
-		add(doc, "params", b.paramsNode())
+		specyaml.Add(doc, "params", b.paramsNode())
 		for _, p := range in.params {
 			params = append(params, p.Param)
 		}
 	}
 	if len(b.results) > 0 {
-		res := mapping(false)
-		props := mapping(false)
+		res := specyaml.Map(false)
+		props := specyaml.Map(false)
 		for _, r := range b.results {
-			add(props, r.name, r.schema)
+			specyaml.Add(props, r.name, r.schema)
 		}
-		add(res, "properties", props)
-		add(doc, "result", res)
+		specyaml.Add(res, "properties", props)
+		specyaml.Add(doc, "result", res)
 	}
 	if ex := b.examples(); len(ex.Content) > 0 {
-		add(doc, "examples", ex)
+		specyaml.Add(doc, "examples", ex)
 	}
-	add(doc, "steps", steps)
+	specyaml.Add(doc, "steps", steps)
 	if len(b.results) > 0 {
-		ret := mapping(true)
+		ret := specyaml.Map(true)
 		for _, r := range b.results {
-			add(ret, r.name, str("{{ "+r.name+" }}"))
+			specyaml.Add(ret, r.name, specyaml.Str("{{ "+r.name+" }}"))
 		}
-		add(doc, "returns", ret)
+		specyaml.Add(doc, "returns", ret)
 	}
 
 	var out bytes.Buffer

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/macrokit/macrokit-go/runtime/specyaml"
 	"gopkg.in/yaml.v3"
 )
 
@@ -23,7 +24,7 @@ func markUnchecked(steps *yaml.Node) int {
 	var pending *yaml.Node
 	flush := func() {
 		if pending != nil {
-			add(pending, "unverified", str(uncheckedReason))
+			specyaml.Add(pending, "unverified", specyaml.Str(uncheckedReason))
 			n++
 			pending = nil
 		}

@@ -2,10 +2,10 @@ package record
 
 import (
 	"bytes"
-	"strconv"
 	"strings"
 
 	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime/specyaml"
 	"github.com/macrokit/macrokit-go/runtime/vocab"
 	"gopkg.in/yaml.v3"
 )
@@ -17,24 +17,24 @@ const Header = "# Recorded by macrokit record; review before use."
 // YAML renders the macro as a spec file for macros.d/ (keys in the order
 // of macros.d/add_customer.yaml). Secret values are never in it.
 func (m *Macro) YAML() ([]byte, error) {
-	doc := mapping(false)
-	add(doc, "macrokit", intNode(1))
-	add(doc, "name", str(m.Name))
-	add(doc, "version", str("0.1.0"))
-	add(doc, "intent", str(m.Intent))
-	add(doc, "description", str(m.Description))
-	add(doc, "risk", str(m.Risk))
+	doc := specyaml.Map(false)
+	specyaml.Add(doc, "macrokit", specyaml.Int(1))
+	specyaml.Add(doc, "name", specyaml.Str(m.Name))
+	specyaml.Add(doc, "version", specyaml.Str("0.1.0"))
+	specyaml.Add(doc, "intent", specyaml.Str(m.Intent))
+	specyaml.Add(doc, "description", specyaml.Str(m.Description))
+	specyaml.Add(doc, "risk", specyaml.Str(m.Risk))
 	if len(m.Params) > 0 {
-		add(doc, "params", m.paramsNode())
+		specyaml.Add(doc, "params", m.paramsNode())
 		if ex := m.example(); ex != nil {
-			add(doc, "examples", ex)
+			specyaml.Add(doc, "examples", ex)
 		}
 	}
 	steps := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, st := range m.Steps {
 		steps.Content = append(steps.Content, stepNode(st))
 	}
-	add(doc, "steps", steps)
+	specyaml.Add(doc, "steps", steps)
 	var buf bytes.Buffer
 	buf.WriteString("# yaml-language-server: $schema=../docs/macrokit.schema.json\n")
 	buf.WriteString(Header + "\n")
@@ -53,47 +53,18 @@ func (m *Macro) YAML() ([]byte, error) {
 }
 
 func (m *Macro) paramsNode() *yaml.Node {
-	n := mapping(false)
-	req := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
-	for _, p := range m.Params {
-		if !p.Secret {
-			req.Content = append(req.Content, str(p.Name))
-		}
+	ps := make([]specyaml.Param, len(m.Params))
+	for i, p := range m.Params {
+		ps[i] = specyaml.Param{Name: p.Name, Type: p.Type, Format: p.Format, Enum: p.Enum,
+			Required: !p.Secret, Secret: p.Secret, Description: p.Field}
 	}
-	if len(req.Content) > 0 {
-		add(n, "required", req)
-	}
-	props := mapping(false)
-	for _, p := range m.Params {
-		s := mapping(true)
-		add(s, "type", str(p.Type))
-		if p.Format != "" {
-			add(s, "format", str(p.Format))
-		}
-		if len(p.Enum) > 0 {
-			e := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
-			for _, v := range p.Enum {
-				e.Content = append(e.Content, str(v))
-			}
-			add(s, "enum", e)
-		}
-		if p.Type == "string" && !p.Secret && p.Format == "" && len(p.Enum) == 0 {
-			add(s, "minLength", intNode(1))
-		}
-		if p.Secret {
-			add(s, "secret", boolNode(true))
-		}
-		add(s, "description", str(p.Field))
-		add(props, p.Name, s)
-	}
-	add(n, "properties", props)
-	return n
+	return specyaml.Params(ps)
 }
 
 // example is what a user might say with the recorded values (secrets
 // left out).
 func (m *Macro) example() *yaml.Node {
-	args := mapping(true)
+	args := specyaml.Map(true)
 	var vals []string
 	for _, p := range m.Params {
 		if p.Secret {
@@ -103,43 +74,43 @@ func (m *Macro) example() *yaml.Node {
 		v := typedValue(p.Type, p.Value)
 		switch v.(type) {
 		case string:
-			add(args, p.Name, str(p.Value))
+			specyaml.Add(args, p.Name, specyaml.Str(p.Value))
 		default:
-			add(args, p.Name, &yaml.Node{Kind: yaml.ScalarNode, Value: p.Value})
+			specyaml.Add(args, p.Name, &yaml.Node{Kind: yaml.ScalarNode, Value: p.Value})
 		}
 	}
 	if len(vals) == 0 {
 		return nil
 	}
 	say := strings.ReplaceAll(m.Name, "_", " ") + " " + strings.Join(vals, ", ")
-	e := mapping(false)
-	add(e, "say", str(say))
-	add(e, "args", args)
+	e := specyaml.Map(false)
+	specyaml.Add(e, "say", specyaml.Str(say))
+	specyaml.Add(e, "args", args)
 	return &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{e}}
 }
 
 func stepNode(st *Step) *yaml.Node {
-	m := mapping(false)
+	m := specyaml.Map(false)
 	switch st.Kind {
 	case vocab.ActGoto:
-		add(m, "goto", str(st.URL))
+		specyaml.Add(m, "goto", specyaml.Str(st.URL))
 	case vocab.ActClick, vocab.ActCheck, vocab.ActUncheck:
-		add(m, string(st.Kind), targetNode(st.Target))
+		specyaml.Add(m, string(st.Kind), targetNode(st.Target))
 	case vocab.ActFill:
-		v := mapping(true)
-		add(v, "target", targetNode(st.Target))
-		add(v, "value", str(st.Value))
-		add(m, "fill", v)
+		v := specyaml.Map(true)
+		specyaml.Add(v, "target", targetNode(st.Target))
+		specyaml.Add(v, "value", specyaml.Str(st.Value))
+		specyaml.Add(m, "fill", v)
 	case vocab.ActSelect:
-		v := mapping(true)
-		add(v, "target", targetNode(st.Target))
-		add(v, "option", str(st.Value))
-		add(m, "select", v)
+		v := specyaml.Map(true)
+		specyaml.Add(v, "target", targetNode(st.Target))
+		specyaml.Add(v, "option", specyaml.Str(st.Value))
+		specyaml.Add(m, "select", v)
 	case vocab.ActPress:
-		v := mapping(true)
-		add(v, "key", str(st.Key))
-		add(v, "target", targetNode(st.Target))
-		add(m, "press", v)
+		v := specyaml.Map(true)
+		specyaml.Add(v, "key", specyaml.Str(st.Key))
+		specyaml.Add(v, "target", targetNode(st.Target))
+		specyaml.Add(m, "press", v)
 	}
 	if len(st.Expect) > 0 {
 		l := &yaml.Node{Kind: yaml.SequenceNode}
@@ -149,47 +120,47 @@ func stepNode(st *Step) *yaml.Node {
 		if len(st.Expect) == 1 {
 			l.Style = yaml.FlowStyle
 		}
-		add(m, "expect", l)
+		specyaml.Add(m, "expect", l)
 	}
 	if st.Unverified != "" {
-		add(m, "unverified", str(st.Unverified))
+		specyaml.Add(m, "unverified", specyaml.Str(st.Unverified))
 	}
 	return m
 }
 
 func condNode(c Cond) *yaml.Node {
-	m := mapping(false) // flow inside a one-item flow list, else block
+	m := specyaml.Map(false) // flow inside a one-item flow list, else block
 	switch c.Kind {
 	case vocab.CondURLMatches:
-		add(m, string(c.Kind), str(c.Pattern))
+		specyaml.Add(m, string(c.Kind), specyaml.Str(c.Pattern))
 	case vocab.CondTextPresent:
-		add(m, string(c.Kind), str(c.Text))
+		specyaml.Add(m, string(c.Kind), specyaml.Str(c.Text))
 	case vocab.CondElementExists:
-		add(m, string(c.Kind), targetNode(c.Target))
+		specyaml.Add(m, string(c.Kind), targetNode(c.Target))
 	case vocab.CondListCountDelta:
-		v := mapping(true)
-		add(v, "target", targetNode(c.Target))
-		add(v, "delta", intNode(c.Delta))
-		add(m, string(c.Kind), v)
+		v := specyaml.Map(true)
+		specyaml.Add(v, "target", targetNode(c.Target))
+		specyaml.Add(v, "delta", specyaml.Int(c.Delta))
+		specyaml.Add(m, string(c.Kind), v)
 	case vocab.CondRequestSucceeded:
-		v := mapping(true)
-		add(v, "url", str(c.URL))
+		v := specyaml.Map(true)
+		specyaml.Add(v, "url", specyaml.Str(c.URL))
 		if c.Method != "" {
-			add(v, "method", str(c.Method))
+			specyaml.Add(v, "method", specyaml.Str(c.Method))
 		}
-		add(m, string(c.Kind), v)
+		specyaml.Add(m, string(c.Kind), v)
 	}
 	return m
 }
 
 func targetNode(t *engine.Target) *yaml.Node {
-	m := mapping(true)
+	m := specyaml.Map(true)
 	if t == nil {
 		return m
 	}
 	field := func(k, v string) {
 		if v != "" {
-			add(m, k, str(v))
+			specyaml.Add(m, k, specyaml.Str(v))
 		}
 	}
 	field("role", t.Role)
@@ -200,41 +171,13 @@ func targetNode(t *engine.Target) *yaml.Node {
 	field("testid", t.TestID)
 	field("css", t.CSS)
 	if t.Within != nil {
-		add(m, "within", targetNode(t.Within))
+		specyaml.Add(m, "within", targetNode(t.Within))
 	}
 	if t.Nth != nil {
-		add(m, "nth", intNode(*t.Nth))
+		specyaml.Add(m, "nth", specyaml.Int(*t.Nth))
 	}
 	if t.Last {
-		add(m, "last", boolNode(true))
+		specyaml.Add(m, "last", specyaml.Bool(true))
 	}
 	return m
-}
-
-func mapping(flow bool) *yaml.Node {
-	n := &yaml.Node{Kind: yaml.MappingNode}
-	if flow {
-		n.Style = yaml.FlowStyle
-	}
-	return n
-}
-
-func add(m *yaml.Node, k string, v *yaml.Node) { m.Content = append(m.Content, str(k), v) }
-
-// str is a string scalar; templates are double-quoted, as in macros.d.
-func str(s string) *yaml.Node {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
-	if strings.Contains(s, "{{") {
-		n.Style = yaml.DoubleQuotedStyle
-	}
-	return n
-}
-
-func intNode(i int) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(i)}
-}
-
-func boolNode(b bool) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(b)}
 }
