@@ -54,4 +54,3 @@ func Params(ps []Param) *yaml.Node {
 	Add(n, "properties", props)
 	return n
 }
-
