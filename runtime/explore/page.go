@@ -171,42 +171,12 @@ func absentBefore(before pageState, app []string) []string {
 	return out
 }
 
-// countDelta names the data-testid list whose size changed, e.g. the
-// table a Save click added a row to: a list (two or more members) before a
-// lone element such as a toast, then the outermost (a row, not the cells
-// inside it), then the longest.
+// countDelta is the list whose size changed (engine.ChangedList), with
+// its counts before and after.
 func countDelta(before, after pageState) map[string]any {
-	depth := func(k string) int {
-		if d, ok := after.Depths[k]; ok {
-			return d
-		}
-		return before.Depths[k]
-	}
-	size := func(k string) int { return max(after.TestIDs[k], before.TestIDs[k]) }
-	best := ""
-	better := func(k string) bool {
-		if best == "" {
-			return true
-		}
-		if lk, lb := size(k) > 1, size(best) > 1; lk != lb {
-			return lk
-		}
-		if dk, db := depth(k), depth(best); dk != db {
-			return dk < db
-		}
-		if sk, sb := size(k), size(best); sk != sb {
-			return sk > sb
-		}
-		return k < best
-	}
-	for _, ids := range []map[string]int{after.TestIDs, before.TestIDs} {
-		for k := range ids {
-			if before.TestIDs[k] != after.TestIDs[k] && better(k) {
-				best = k
-			}
-		}
-	}
-	if best == "" {
+	best, ok := engine.ChangedList(engine.TestIDCounts{Counts: before.TestIDs, Depths: before.Depths},
+		engine.TestIDCounts{Counts: after.TestIDs, Depths: after.Depths})
+	if !ok {
 		return nil
 	}
 	return map[string]any{"target": map[string]string{"testid": best}, "before": before.TestIDs[best], "after": after.TestIDs[best]}

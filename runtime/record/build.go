@@ -440,46 +440,12 @@ func requestConds(reqs []engine.Request) []Cond {
 	return pick(false)
 }
 
-// countDelta names the data-testid list whose size changed: a list (two
-// or more members) before a lone element such as a toast, then the
-// outermost (a row, not the cells inside it), then the longest.
+// countDelta is the list_count_delta of the list whose size changed
+// (engine.ChangedList).
 func countDelta(before, after *engine.RecordState) (Cond, bool) {
-	depth := func(k string) int {
-		if d, ok := after.Depths[k]; ok {
-			return d
-		}
-		return before.Depths[k]
-	}
-	size := func(k string) int { return max(after.Counts[k], before.Counts[k]) }
-	best := ""
-	better := func(k string) bool {
-		if best == "" {
-			return true
-		}
-		if lk, lb := size(k) > 1, size(best) > 1; lk != lb {
-			return lk
-		}
-		if dk, db := depth(k), depth(best); dk != db {
-			return dk < db
-		}
-		if sk, sb := size(k), size(best); sk != sb {
-			return sk > sb
-		}
-		return k < best
-	}
-	keys := map[string]bool{}
-	for k := range after.Counts {
-		keys[k] = true
-	}
-	for k := range before.Counts {
-		keys[k] = true
-	}
-	for k := range keys {
-		if before.Counts[k] != after.Counts[k] && better(k) {
-			best = k
-		}
-	}
-	if best == "" {
+	best, ok := engine.ChangedList(engine.TestIDCounts{Counts: before.Counts, Depths: before.Depths},
+		engine.TestIDCounts{Counts: after.Counts, Depths: after.Depths})
+	if !ok {
 		return Cond{}, false
 	}
 	return Cond{Kind: vocab.CondListCountDelta, Target: &engine.Target{TestID: best}, Delta: after.Counts[best] - before.Counts[best]}, true
