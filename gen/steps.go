@@ -404,10 +404,22 @@ func (f *fn) extract(s *spec.Step, sc *stepCtx) []jen.Code {
 		return out
 	}
 	// A variable of another type (any): convert the rows at run time.
+	return append(out, f.assignAs(v, jen.Id(rows), spec.ArrayOf(spec.ObjectOf()), vt, sc)...)
+}
+
+// assignConverted assigns value (of type from) to the step variable into,
+// converted to the variable's type.
+func (f *fn) assignConverted(into string, value jen.Code, from *spec.Type, sc *stepCtx) []jen.Code {
+	return f.assignAs(f.vars[into], value, from, f.varType[into], sc)
+}
+
+// assignAs sets the Go variable v to value converted from type from to to:
+// the conversion's own statements (sc.pre) first, then the assignment.
+func (f *fn) assignAs(v string, value jen.Code, from, to *spec.Type, sc *stepCtx) []jen.Code {
 	saved := sc.pre
 	sc.pre = nil
-	conv := f.convert(jen.Id(rows), spec.ArrayOf(spec.ObjectOf()), vt, sc)
-	out = append(out, sc.pre...)
+	conv := f.convert(value, from, to, sc)
+	out := append([]jen.Code(nil), sc.pre...)
 	sc.pre = saved
 	return append(out, jen.Id(v).Op("=").Add(conv))
 }
@@ -472,12 +484,7 @@ func (f *fn) http(s *spec.Step, sc *stepCtx) []jen.Code {
 		)
 	}
 	if h.Into != "" {
-		saved := sc.pre
-		sc.pre = nil
-		conv := f.convert(jen.Id(body), spec.Scalar(spec.KindAny), f.varType[h.Into], sc)
-		out = append(out, sc.pre...)
-		sc.pre = saved
-		out = append(out, jen.Id(f.vars[h.Into]).Op("=").Add(conv))
+		out = append(out, f.assignConverted(h.Into, jen.Id(body), spec.Scalar(spec.KindAny), sc)...)
 	}
 	return out
 }
@@ -513,12 +520,7 @@ func (f *fn) mcp(s *spec.Step, sc *stepCtx) []jen.Code {
 		)
 	}
 	if m.Into != "" {
-		saved := sc.pre
-		sc.pre = nil
-		conv := f.convert(jen.Id(res), spec.Scalar(spec.KindAny), f.varType[m.Into], sc)
-		out = append(out, sc.pre...)
-		sc.pre = saved
-		out = append(out, jen.Id(f.vars[m.Into]).Op("=").Add(conv))
+		out = append(out, f.assignConverted(m.Into, jen.Id(res), spec.Scalar(spec.KindAny), sc)...)
 	}
 	return out
 }
