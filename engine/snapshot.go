@@ -319,6 +319,18 @@ type Annotated struct {
 // when ctx is cancelled meanwhile. Badge numbers are snapshot indices, so the
 // menu and the picture agree.
 func (p *Page) AnnotatedScreenshot(ctx context.Context) (*Annotated, error) {
+	return p.annotatedScreenshot(ctx, false)
+}
+
+// MaskedAnnotatedScreenshot is AnnotatedScreenshot with the page's secrets
+// covered the way MaskedScreenshot covers them (measured before and after
+// the capture, painted on the image): the picture a log or a person may
+// see. A measurement that fails fails the screenshot.
+func (p *Page) MaskedAnnotatedScreenshot(ctx context.Context) (*Annotated, error) {
+	return p.annotatedScreenshot(ctx, true)
+}
+
+func (p *Page) annotatedScreenshot(ctx context.Context, mask bool) (*Annotated, error) {
 	snap, err := p.Snapshot(ctx, SnapshotOptions{})
 	if err != nil {
 		return nil, err
@@ -335,12 +347,28 @@ func (p *Page) AnnotatedScreenshot(ctx context.Context) (*Annotated, error) {
 	if err := p.call(ctx, nil, mkAnnotate, boxes); err != nil {
 		return nil, err
 	}
-	shot, shotErr := proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng}.Call(p.rod.Context(ctx))
+	var before, after maskMeasure
+	var maskErr error
+	secrets := p.Secrets()
+	if mask {
+		maskErr = p.call(ctx, &before, mkMaskBoxes, secrets)
+	}
+	var shot *proto.PageCaptureScreenshotResult
+	var shotErr error
+	if maskErr == nil {
+		shot, shotErr = proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng}.Call(p.rod.Context(ctx))
+		if mask && shotErr == nil {
+			maskErr = p.call(ctx, &after, mkMaskBoxes, secrets)
+		}
+	}
 	// Remove the overlay whatever happened to ctx: a page must not keep it.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	var gone bool
 	rmErr := p.call(cctx, &gone, mkUnannotate)
+	if maskErr != nil {
+		return nil, maskErr
+	}
 	if shotErr != nil {
 		return nil, &Error{Code: CodeBrowser, Msg: "screenshot", Err: shotErr}
 	}
@@ -351,6 +379,11 @@ func (p *Page) AnnotatedScreenshot(ctx context.Context) (*Annotated, error) {
 		return nil, errorf(CodeBrowser, "annotation overlay still in the page after removal")
 	}
 	a.PNG = shot.Data
+	if mask && (len(before.Boxes) > 0 || len(after.Boxes) > 0) {
+		if a.PNG, err = paintMasks(shot.Data, before, after); err != nil {
+			return nil, err
+		}
+	}
 	cfg, err := png.DecodeConfig(bytes.NewReader(shot.Data))
 	if err != nil {
 		return nil, &Error{Code: CodeBrowser, Msg: "screenshot is not a PNG", Err: err}

@@ -266,6 +266,8 @@ func (f *fn) step(s *spec.Step, at pathCtx) []jen.Code {
 		body = f.extract(s, sc)
 	case spec.StepScreenshot:
 		body = f.screenshot(s, sc)
+	case spec.StepActionMenu, spec.StepAnnotatedScreenshot:
+		body = f.pageRead(s, sc)
 	case spec.StepCloseTab:
 		body = f.closeTab(s, sc)
 	case spec.StepHTTP:

@@ -24,6 +24,12 @@ var testPrimitives = map[string]spec.Signature{
 		},
 		Result: spec.Scalar(spec.KindNumber),
 	},
+	"badge_text": {
+		Params: []*spec.Property{{Name: "index", Type: spec.Scalar(spec.KindInteger), Required: true}},
+		Result: spec.Scalar(spec.KindString),
+		Doc:    "the name of a badged element (takes the call's page)",
+		Page:   true,
+	},
 	"notify": {
 		Params: []*spec.Property{{Name: "message", Type: spec.Scalar(spec.KindString), Required: true}},
 	},

@@ -798,6 +798,16 @@ func kindSummary(s *spec.Step) string {
 		return k + " " + string(s.Extract.Mode) + " of " + targetSummary(s.Extract.Target) + " into " + s.Extract.Into
 	case spec.StepScreenshot:
 		return k + " " + s.Screenshot.Name
+	case spec.StepActionMenu:
+		if s.ActionMenu.Within != nil {
+			return k + " within " + targetSummary(s.ActionMenu.Within) + " into " + s.ActionMenu.Into
+		}
+		return k + " into " + s.ActionMenu.Into
+	case spec.StepAnnotatedScreenshot:
+		if s.Annotated.Into != "" {
+			return k + " into " + s.Annotated.Into
+		}
+		return k
 	case spec.StepHTTP:
 		return k + " " + s.HTTP.Method + " " + s.HTTP.URL.Raw
 	case spec.StepSet:

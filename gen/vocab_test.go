@@ -32,6 +32,13 @@ var vocabStep = map[vocab.Action]string{
 	vocab.ActWait:    `wait: [{text_present: ready}]`,
 }
 
+// vocabRead is a spec step per page read, and the Exec method gen calls
+// for it.
+var vocabRead = map[vocab.Read][2]string{
+	vocab.ReadActionMenu:          {`action_menu: {into: m}`, "x.ActionMenu("},
+	vocab.ReadAnnotatedScreenshot: {`annotated_screenshot: {into: a}`, "x.AnnotatedScreenshot("},
+}
+
 // vocabCond is a post-condition per kind.
 var vocabCond = map[vocab.CondKind]string{
 	vocab.CondURLMatches:       `url_matches: /done$`,
@@ -154,7 +161,15 @@ func TestVocabularySupported(t *testing.T) {
 		cases = append(cases, vcase{"state", string(st), "  - wait:\n      - element_state: {target: {css: \"#a\"}, state: " + string(st) + "}\n",
 			fmt.Sprintf("State: %q", st), handled})
 	}
-	if len(vocabStep) != len(vocab.Actions()) || len(vocabCond) != len(vocab.CondKinds()) || len(vocabOperand) != len(vocab.Ops()) {
+	for _, r := range vocab.Reads() {
+		step, ok := vocabRead[r]
+		if !ok {
+			t.Errorf("read %q: no case in vocabRead", r)
+			continue
+		}
+		cases = append(cases, vcase{"read", string(r), "  - " + step[0] + "\n", step[1], runtimeRefs[r.GoName()]})
+	}
+	if len(vocabRead) != len(vocab.Reads()) || len(vocabStep) != len(vocab.Actions()) || len(vocabCond) != len(vocab.CondKinds()) || len(vocabOperand) != len(vocab.Ops()) {
 		t.Error("a case table names something vocab does not declare")
 	}
 	for _, c := range cases {
@@ -172,7 +187,7 @@ func TestVocabularySupported(t *testing.T) {
 			}
 			if !c.handled {
 				where := "the engine"
-				if c.kind == "operator" {
+				if c.kind == "operator" || c.kind == "read" {
 					where = "the runtime"
 				}
 				t.Errorf("%s never handles %s %q", where, c.kind, c.name)

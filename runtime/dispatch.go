@@ -194,6 +194,10 @@ type callRun struct {
 	ident *Identity
 	// shots is where the call's screenshots go (nil: it takes none).
 	shots *callShots
+	// files is where steps that write files (annotated_screenshot) put
+	// them: shots, or the same directory when no step screenshots are
+	// taken (nil: no session log to put them beside).
+	files *callShots
 	// data is the tool_call record's data (a Remote gets it).
 	data map[string]any
 	// remote: a Remote ran the call, and its verification and verdict
@@ -205,6 +209,10 @@ type callRun struct {
 // data, when set).
 func (d *Dispatcher) begin(ctx context.Context, id string, turn int, name string, m *Macro, args json.RawMessage, data map[string]any) *callRun {
 	r := &callRun{d: d, start: time.Now(), turn: turn, macro: m, out: &Outcome{CallID: id, Macro: name}, ident: d.Identity, shots: d.newCallShots(id), data: data}
+	r.files = r.shots
+	if r.files == nil {
+		r.files = d.newCallFiles(id)
+	}
 	if r.ident == nil && m != nil && m.Session != "" {
 		r.ident = &Identity{Name: "default"}
 	}

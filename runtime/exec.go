@@ -115,6 +115,9 @@ type Exec struct {
 	signedOut  *signedOut
 	// shots is where the call's screenshots go (root only; nil: none).
 	shots *callShots
+	// files is where steps that write files put them (root only; nil:
+	// nowhere, the bytes stay in the step's evidence).
+	files *callShots
 }
 
 func (d *Dispatcher) newExec(m *Macro, secrets []string) *Exec {
@@ -519,8 +522,14 @@ func (x *Exec) Primitive(ctx context.Context, path, name string, args any) (json
 	if err != nil {
 		return nil, x.fail(ctx, rec, err)
 	}
-	out, err := fn(ctx, b)
+	// The call's page rides on the context for a primitive that takes it
+	// (TypedPagePrimitive); it opens only if the primitive uses it.
+	pctx := x.withPage(ctx, path)
+	out, err := fn(pctx, b)
 	rec.Duration = time.Since(start)
+	if pg, _ := PageFrom(pctx); pg.Steps() > 0 {
+		rec.Detail["page_steps"] = pg.Steps()
+	}
 	if err != nil {
 		return nil, x.fail(ctx, rec, err)
 	}

@@ -82,6 +82,7 @@ func (d *Dispatcher) attempt(ctx context.Context, r *callRun, m *Macro, args jso
 	x.audit = audit.From(ctx)
 	x.ident = r.ident
 	x.shots = r.shots
+	x.files = r.files
 	r.x = x
 	res, err := m.Handler(ctx, x, args)
 	if err == nil {

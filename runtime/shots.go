@@ -267,3 +267,17 @@ func writeShot(path string, b []byte) error {
 	}
 	return f.Close()
 }
+
+// newCallFiles is where a call that takes no step screenshots still puts
+// the files its steps write (an annotated screenshot): the same
+// directory newCallShots would use; nil without a session log.
+func (d *Dispatcher) newCallFiles(callID string) *callShots {
+	if d.Log == nil {
+		return nil
+	}
+	base := d.ShotDir
+	if base == "" {
+		base = filepath.Dir(d.Log.Path())
+	}
+	return &callShots{mode: ShotsNever, base: base, sessID: d.Log.ID(), callID: callID}
+}

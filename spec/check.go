@@ -151,6 +151,10 @@ func (c *checker) collectDefs(steps []*Step) {
 			add(s.Primitive.Into, s.Primitive.IntoPos, s)
 		case s.Lookup != nil:
 			add(s.Lookup.Into, s.Lookup.IntoPos, s)
+		case s.ActionMenu != nil:
+			add(s.ActionMenu.Into, s.ActionMenu.IntoPos, s)
+		case s.Annotated != nil:
+			add(s.Annotated.Into, s.Annotated.IntoPos, s)
 		case s.MCP != nil:
 			for _, x := range s.MCP.Extract {
 				add(x.Name, x.Pos, s)
@@ -541,6 +545,8 @@ func (c *checker) step(s *Step, sc *scope) {
 		if s.Screenshot != nil {
 			c.target(s.Screenshot.Target, sc, join(path, "target"))
 		}
+	case StepActionMenu, StepAnnotatedScreenshot:
+		defs = c.pageRead(s, sc, path)
 	case StepHTTP:
 		defs = c.http(s.HTTP, sc, path)
 	case StepSet:

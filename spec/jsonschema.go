@@ -162,6 +162,10 @@ func buildJSONSchema() jobj {
 		case StepScreenshot:
 			name := jobj{"type": "string", "pattern": fileNameRE.String()}
 			s = anyOf(name, closed(jobj{"name": name, "target": jref("target"), "full_page": jobj{"type": "boolean"}}, "name"))
+		case StepActionMenu:
+			s = closed(jobj{"into": jref("var"), "within": jref("target"), "limit": jobj{"type": "integer", "minimum": 1, "maximum": MaxMenuLimit}}, "into")
+		case StepAnnotatedScreenshot:
+			s = closed(jobj{"into": jref("var"), "name": jobj{"type": "string", "pattern": fileNameRE.String()}})
 		case StepCloseTab:
 			s = tab
 		case StepHTTP:

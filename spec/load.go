@@ -18,6 +18,10 @@ type Signature struct {
 	Result *Type
 	// Doc describes the primitive (for docs and editors).
 	Doc string
+	// Page is set when the primitive takes the call's page
+	// (*runtime.Page): a macro that calls it needs a browser, like one
+	// with page steps (Spec.UsesPage).
+	Page bool
 }
 
 // Options configures LoadDir and LoadFiles.

@@ -205,22 +205,25 @@ const (
 	StepWait                = StepKind(vocab.ActWait)
 	StepExtract    StepKind = "extract"
 	StepScreenshot StepKind = "screenshot"
-	StepCloseTab   StepKind = "close_tab"
-	StepHTTP       StepKind = "http"
-	StepSet        StepKind = "set"
-	StepAssert     StepKind = "assert"
-	StepCall       StepKind = "call"
-	StepPrimitive  StepKind = "primitive"
-	StepLookup     StepKind = "lookup"
-	StepMCP        StepKind = "mcp"
-	StepTOTP       StepKind = "totp"
-	StepForeach    StepKind = "foreach"
-	StepIf         StepKind = "if"
+	// The page reads are the vocabulary's ([vocab.Reads]).
+	StepActionMenu                   = StepKind(vocab.ReadActionMenu)
+	StepAnnotatedScreenshot          = StepKind(vocab.ReadAnnotatedScreenshot)
+	StepCloseTab            StepKind = "close_tab"
+	StepHTTP                StepKind = "http"
+	StepSet                 StepKind = "set"
+	StepAssert              StepKind = "assert"
+	StepCall                StepKind = "call"
+	StepPrimitive           StepKind = "primitive"
+	StepLookup              StepKind = "lookup"
+	StepMCP                 StepKind = "mcp"
+	StepTOTP                StepKind = "totp"
+	StepForeach             StepKind = "foreach"
+	StepIf                  StepKind = "if"
 )
 
 // stepKinds lists every step kind in documentation order: the page actions,
 // then the rest.
-var stepKinds = append(pageKinds(), StepExtract, StepScreenshot, StepCloseTab, StepHTTP,
+var stepKinds = append(pageKinds(), StepExtract, StepScreenshot, StepActionMenu, StepAnnotatedScreenshot, StepCloseTab, StepHTTP,
 	StepSet, StepAssert, StepCall, StepPrimitive, StepLookup, StepMCP, StepTOTP, StepForeach, StepIf)
 
 func pageKinds() []StepKind {
@@ -281,7 +284,11 @@ type Step struct {
 
 	Extract    *Extract    // an extract step
 	Screenshot *Screenshot // a screenshot step
-	HTTP       *HTTP       // an http step
+	// ActionMenu is an action_menu step, Annotated an
+	// annotated_screenshot step.
+	ActionMenu *ActionMenu
+	Annotated  *AnnotatedScreenshot
+	HTTP       *HTTP // an http step
 	// Set holds the assignments of a set step, in source order.
 	Set       []*Assign
 	Assert    *Predicate // an assert step

@@ -15,23 +15,25 @@ var commonStepKeys = []string{"expect", "timeout", "retry", "tab", "acknowledge"
 
 // stepKeys are the keys of each step kind's mapping form.
 var stepKeys = map[StepKind][]string{
-	StepClick:      {"target", "opens"},
-	StepFill:       {"target", "value"},
-	StepType:       {"target", "value", "delay"},
-	StepSelect:     {"target", "option", "options", "path"},
-	StepPress:      {"key", "target", "opens"},
-	StepUpload:     {"target", "files"},
-	StepScroll:     {"target", "delta_y"},
-	StepExtract:    {"target", "text", "value", "attr", "count", "all", "rows", "max", "into"},
-	StepScreenshot: {"name", "target", "full_page"},
-	StepHTTP:       {"method", "url", "headers", "query", "body", "expect_status", "extract", "into"},
-	StepCall:       {"macro", "args", "into"},
-	StepPrimitive:  {"name", "args", "into"},
-	StepLookup:     {"bundle", "file", "key", "into"},
-	StepMCP:        {"server", "tool", "args", "extract", "into"},
-	StepTOTP:       {"secret", "into"},
-	StepForeach:    {"in", "as", "index", "max", "steps", "collect", "into"},
-	StepIf:         {"cond", "then", "else"},
+	StepClick:               {"target", "opens"},
+	StepFill:                {"target", "value"},
+	StepType:                {"target", "value", "delay"},
+	StepSelect:              {"target", "option", "options", "path"},
+	StepPress:               {"key", "target", "opens"},
+	StepUpload:              {"target", "files"},
+	StepScroll:              {"target", "delta_y"},
+	StepExtract:             {"target", "text", "value", "attr", "count", "all", "rows", "max", "into"},
+	StepScreenshot:          {"name", "target", "full_page"},
+	StepActionMenu:          {"into", "within", "limit"},
+	StepAnnotatedScreenshot: {"into", "name"},
+	StepHTTP:                {"method", "url", "headers", "query", "body", "expect_status", "extract", "into"},
+	StepCall:                {"macro", "args", "into"},
+	StepPrimitive:           {"name", "args", "into"},
+	StepLookup:              {"bundle", "file", "key", "into"},
+	StepMCP:                 {"server", "tool", "args", "extract", "into"},
+	StepTOTP:                {"secret", "into"},
+	StepForeach:             {"in", "as", "index", "max", "steps", "collect", "into"},
+	StepIf:                  {"cond", "then", "else"},
 }
 
 // rowFieldKeys are the keys of an extract row field.
@@ -108,7 +110,7 @@ func (p *parser) step(n *yaml.Node, path string) *Step {
 		} else if s.Kind == StepCloseTab {
 			p.at(m.keyPos("tab"), m.sub("tab"), "close_tab names the tab it closes (close_tab: invoice); remove tab")
 		} else {
-			p.at(m.keyPos("tab"), m.sub("tab"), "tab applies to page steps, extract and screenshot; a condition takes its own tab: key ({text_present: {text: Paid, tab: invoice}})")
+			p.at(m.keyPos("tab"), m.sub("tab"), "tab applies to page steps, extract, screenshot, action_menu and annotated_screenshot; a condition takes its own tab: key ({text_present: {text: Paid, tab: invoice}})")
 		}
 	}
 	if rn := m.get("retry"); rn != nil {
@@ -212,6 +214,10 @@ func (p *parser) stepBody(s *Step, n *yaml.Node, path string) {
 			p.scroll(s, m)
 		case StepExtract:
 			s.Extract = p.extract(m)
+		case StepActionMenu:
+			s.ActionMenu = p.actionMenu(m)
+		case StepAnnotatedScreenshot:
+			s.Annotated = p.annotatedScreenshot(m)
 		case StepHTTP:
 			s.HTTP = p.http(m)
 		case StepCall:
@@ -234,7 +240,7 @@ func (p *parser) stepBody(s *Step, n *yaml.Node, path string) {
 
 // tabKinds reports whether steps of kind k may run in a named tab.
 func tabKinds(k StepKind) bool {
-	return k.IsPageAction() || k == StepExtract || k == StepScreenshot
+	return k.IsPageAction() || k == StepExtract || k == StepScreenshot || k.IsPageRead()
 }
 
 // tabName reads a tab's name: snake_case, like a variable.

@@ -15,4 +15,15 @@
 // (required unless omitempty or a pointer); the result is any JSON-shaped
 // type (or none: func(context.Context, A) error). Doc comments become the
 // descriptions editors and `macrokit lint` show.
+//
+// A primitive that works on the page takes the call's page right after
+// the context, as *runtime.Page (the typed handle whose actions and reads
+// are recorded as the call's steps):
+//
+//	//macrokit:primitive
+//	func OpenNewest(ctx context.Context, page *runtime.Page, a OpenArgs) (Opened, error)
+//
+// Its signature says so (spec.Signature.Page): a macro that calls it is a
+// page macro. It is registered with runtime.TypedPagePrimitive (or
+// TypedPageAction).
 package goprim

@@ -36,6 +36,9 @@ type Primitive struct {
 	Func string
 	// HasResult is false for func(context.Context, A) error.
 	HasResult bool
+	// TakesPage is set for func(context.Context, *runtime.Page, A) ...:
+	// the primitive gets its call's page.
+	TakesPage bool
 	// Signature is what the spec checker needs.
 	Signature spec.Signature
 	// Pos is where the function is declared.
@@ -185,7 +188,41 @@ func (s *scanner) errf(pos token.Pos, format string, args ...any) {
 	s.errs = append(s.errs, Error{Pos: s.fset.Position(pos), Msg: fmt.Sprintf(format, args...)})
 }
 
-const shape = "want func(context.Context, Args) (Result, error) or func(context.Context, Args) error"
+const shape = "want func(context.Context, Args) (Result, error) or func(context.Context, Args) error, with *runtime.Page after the context for a primitive that takes the call's page"
+
+// runtimePath is the package of runtime.Page, the handle a primitive that
+// takes its call's page declares.
+const runtimePath = "github.com/macrokit/macrokit-go/runtime"
+
+// pageParam reports whether e is *runtime.Page under the file's import
+// name of the runtime package, and, when it is not, why it looks like a
+// page that is spelled wrong ("" when it does not look like one at all).
+func pageParam(f *ast.File, e ast.Expr) (ok bool, wrong string) {
+	rt := importName(f, runtimePath)
+	isPage := func(e ast.Expr) bool {
+		sel, ok := e.(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "Page" {
+			return false
+		}
+		x, ok := sel.X.(*ast.Ident)
+		return ok && rt != "" && x.Name == rt
+	}
+	if st, ok := e.(*ast.StarExpr); ok && isPage(st.X) {
+		return true, ""
+	}
+	if isPage(e) {
+		return false, "take the page as *runtime.Page (a pointer), not runtime.Page"
+	}
+	if sel, ok := e.(*ast.SelectorExpr); ok && sel.Sel.Name == "Page" {
+		return false, "the page a primitive takes is *runtime.Page of " + runtimePath + " (the engine's page is reached through it, with evidence and redaction)"
+	}
+	if st, ok := e.(*ast.StarExpr); ok {
+		if sel, ok := st.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "Page" {
+			return false, "the page a primitive takes is *runtime.Page of " + runtimePath + " (the engine's page is reached through it, with evidence and redaction)"
+		}
+	}
+	return false, ""
+}
 
 func (s *scanner) primitive(f *ast.File, fd *ast.FuncDecl, name string) (Primitive, bool) {
 	fn := fd.Name.Name
@@ -206,6 +243,26 @@ func (s *scanner) primitive(f *ast.File, fd *ast.FuncDecl, name string) (Primiti
 		return p, false
 	}
 	params := fields(fd.Type.Params)
+	for i, pe := range params {
+		ok, wrong := pageParam(f, pe)
+		switch {
+		case wrong != "":
+			s.errf(pe.Pos(), "%s: %s", fn, wrong)
+			return p, false
+		case ok && i != 1:
+			s.errf(pe.Pos(), "%s: the page comes right after the context: func(context.Context, *runtime.Page, Args)", fn)
+			return p, false
+		case ok && len(params) == 2:
+			s.errf(fd.Type.Pos(), "%s: a primitive that takes the page still takes its arguments: func(context.Context, *runtime.Page, Args) (declare an empty struct type for none)", fn)
+			return p, false
+		case ok:
+			p.TakesPage = true
+			p.Signature.Page = true
+		}
+	}
+	if p.TakesPage {
+		params = append(params[:1:1], params[2:]...)
+	}
 	if len(params) != 2 || !isContext(f, params[0]) {
 		s.errf(fd.Type.Pos(), "%s: %s", fn, shape)
 		return p, false
@@ -459,6 +516,9 @@ func (p *Package) Registration(pkgName string) ([]byte, error) {
 		adapt := "TypedAction"
 		if pr.HasResult {
 			adapt = "TypedPrimitive"
+		}
+		if pr.TakesPage {
+			adapt = strings.Replace(adapt, "Typed", "TypedPage", 1)
 		}
 		fmt.Fprintf(&b, "\t\t%q: runtime.%s(%s.%s),\n", pr.Name, adapt, alias, pr.Func)
 	}

@@ -90,6 +90,7 @@ func TestListsMatchDeclarations(t *testing.T) {
 		{"CondKind", listed(t, CondKinds())},
 		{"Op", listed(t, Ops())},
 		{"State", listed(t, States())},
+		{"Read", listed(t, Reads())},
 	} {
 		t.Run(tc.typ, func(t *testing.T) {
 			d := decl[tc.typ]
@@ -108,8 +109,8 @@ func TestListsMatchDeclarations(t *testing.T) {
 			}
 		})
 	}
-	if len(decl) != 4 {
-		t.Errorf("constants of %d types declared, want 4 (Action, CondKind, Op, State)", len(decl))
+	if len(decl) != 5 {
+		t.Errorf("constants of %d types declared, want 5 (Action, CondKind, Op, State, Read)", len(decl))
 	}
 }
 
@@ -132,6 +133,9 @@ func TestValid(t *testing.T) {
 	}
 	if !State("hidden").Valid() || State("open").Valid() {
 		t.Error("State.Valid")
+	}
+	if !Read("action_menu").Valid() || Read("click").Valid() || Action("action_menu").Valid() {
+		t.Error("Read.Valid")
 	}
 }
 
