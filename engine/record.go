@@ -34,6 +34,16 @@ type RecordState struct {
 	Counts  map[string]int `json:"counts"`
 	Depths  map[string]int `json:"depths"`
 	Dialogs []RecordDialog `json:"dialogs"`
+	// Values are the visible text fields' and selects' values, each with
+	// its target (password fields are never read).
+	Values []RecordValue `json:"values"`
+}
+
+// RecordValue is a control's value and the target a user would write for
+// the control.
+type RecordValue struct {
+	Target Target `json:"target"`
+	Value  string `json:"value"`
 }
 
 // RecordDialog is an open dialog: its role (dialog, alertdialog) and name.

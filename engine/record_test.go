@@ -127,6 +127,20 @@ func TestRecordTurnsInputIntoActions(t *testing.T) {
 	if click.Before == nil || click.After == nil || click.Before.Counts["account-row"] != 1 || click.After.Counts["account-row"] != 2 {
 		t.Errorf("account-row counts before %+v after %+v, want 1 then 2", click.Before, click.After)
 	}
+	// The page's picture holds its controls' values, never a password's.
+	vals := map[string]string{}
+	for _, v := range click.Before.Values {
+		vals[v.Target.Label] = v.Value
+		if v.Value == "s3cret" {
+			t.Errorf("the password was read into the page's picture: %+v", v)
+		}
+	}
+	if vals["User name"] != "ada" || vals["Plan"] != "Team" {
+		t.Errorf("control values before the click %+v, want User name ada and Plan Team", click.Before.Values)
+	}
+	if _, ok := vals["Password"]; ok {
+		t.Errorf("the password field is in the picture: %+v", click.Before.Values)
+	}
 	if rec.Pending() {
 		a, _ := rec.Next(ctx)
 		t.Errorf("an extra action was recorded: %s", a)

@@ -83,8 +83,34 @@
     return null;
   });
 
+  // controlValues are the values of the visible text fields and selects
+  // (at most MAX_VALUES, each with the target a user would write), so a
+  // value an action put in another control can be checked. Password and
+  // one-time-code fields are never read.
+  const MAX_VALUES = 20;
+  const SECRET_AC = /password|one-time-code|cc-/i;
+  const controlValues = () => {
+    const out = [];
+    for (const el of document.querySelectorAll('input,textarea,select')) {
+      if (out.length >= MAX_VALUES) break;
+      if (el.tagName === 'INPUT' && (!isTextEntry(el) || (el.type || '').toLowerCase() === 'password')) continue;
+      if (SECRET_AC.test((el.getAttribute && el.getAttribute('autocomplete')) || '')) continue;
+      if (!mk.visible(el)) continue;
+      let value = el.value;
+      if (el.tagName === 'SELECT') {
+        const o = el.selectedOptions && el.selectedOptions[0];
+        value = o ? norm(o.label || o.textContent || '') : '';
+      }
+      if (typeof value !== 'string' || value.length > MAX_NAME) continue;
+      const tc = targetFor(el);
+      if (tc) out.push({ target: tc.t, value });
+    }
+    return out;
+  };
+
   // state is the page's picture for the effects of an action: its text
-  // lines, data-testid counts (and each id's DOM depth), open dialogs.
+  // lines, data-testid counts (and each id's DOM depth), open dialogs and
+  // the values of its visible controls.
   const state = () => {
     const lines = [];
     const b = document.body;
@@ -112,7 +138,7 @@
         if (name) dialogs.push({ role, name });
       }
     });
-    return { url: location.href, lines, counts, depths, dialogs };
+    return { url: location.href, lines, counts, depths, dialogs, values: controlValues() };
   };
   mk.recordState = state;
 

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -169,8 +170,13 @@ func (b *builder) action(a *engine.Recorded) {
 	default:
 		return
 	}
-	if st.Kind == vocab.ActClick || st.Kind == vocab.ActPress {
+	switch {
+	case st.Kind == vocab.ActClick || st.Kind == vocab.ActPress:
 		st.Expect = b.effects(a)
+	case a.Before != nil && a.After != nil && !navigatedBy(a):
+		// A fill or a choice is read back by the step itself; what it
+		// changed in other controls is its checkable effect.
+		st.Expect = b.valueConds(a, a.Before, a.After)
 	}
 	b.m.Steps = append(b.m.Steps, st)
 }
@@ -357,8 +363,58 @@ func (b *builder) effects(a *engine.Recorded) []Cond {
 			break
 		}
 	}
+	if !navigated {
+		out = append(out, b.valueConds(a, before, after)...)
+	}
 	out = append(out, b.textConds(before, after, navigated, len(out) == 0)...)
 	return out
+}
+
+// valueConds: the values an action put in other controls (a country that
+// fills in its currency, a "same as billing" box that copies an address),
+// read back as value_equals; at most two. The control the action itself
+// typed into or chose in is left to the step's own read-back, and a value
+// that holds a secret is never written.
+func (b *builder) valueConds(a *engine.Recorded, before, after *engine.RecordState) []Cond {
+	key := func(t engine.Target) string { k, _ := json.Marshal(t); return string(k) }
+	was := map[string]string{}
+	for _, v := range before.Values {
+		was[key(v.Target)] = v.Value
+	}
+	self := ""
+	if a.Target != nil {
+		self = key(*a.Target)
+	}
+	var out []Cond
+	for _, v := range after.Values {
+		k := key(v.Target)
+		old, seen := was[k]
+		if !seen || old == v.Value || v.Value == "" || k == self || b.hasSecret(v.Value) {
+			continue
+		}
+		t := v.Target
+		out = append(out, Cond{Kind: vocab.CondValueEquals, Target: &t, Text: b.valueText(v.Value)})
+		if len(out) == 2 {
+			break
+		}
+	}
+	return out
+}
+
+// valueText is a value as a spec writes it: a parameter's reference when
+// it is one's recorded value, else the literal.
+func (b *builder) valueText(v string) string {
+	for _, p := range b.m.Params {
+		if !p.Secret && p.Value == v {
+			return paramRef{p}.ref()
+		}
+	}
+	return escapeTmpl(v)
+}
+
+// navigatedBy says whether the page went to another document during a.
+func navigatedBy(a *engine.Recorded) bool {
+	return a.After != nil && a.URL != "" && a.After.URL != "" && stripHash(a.After.URL) != stripHash(a.URL)
 }
 
 func stripHash(u string) string {

@@ -12,6 +12,14 @@ func st(url string, lines []string, counts map[string]int) *engine.RecordState {
 	return &engine.RecordState{URL: url, Lines: lines, Counts: counts, Depths: map[string]int{}}
 }
 
+// withValues gives a state its controls' values: label, value pairs.
+func withValues(s *engine.RecordState, kv ...string) *engine.RecordState {
+	for i := 0; i+1 < len(kv); i += 2 {
+		s.Values = append(s.Values, engine.RecordValue{Target: engine.Target{Label: kv[i]}, Value: kv[i+1]})
+	}
+	return s
+}
+
 // login is a recorded sign-in: a user name, a password, a submit that
 // posts and goes to another page.
 func login() []*engine.Recorded {
@@ -57,6 +65,12 @@ func TestBuild(t *testing.T) {
 			acts: []*engine.Recorded{{Kind: "click", Target: &engine.Target{Role: "button", Name: "Show details"}, URL: "http://site.test/x",
 				Before: st("http://site.test/x", []string{"Order"}, nil), After: st("http://site.test/x", []string{"Order", "Shipped to Lisbon", "Details for this order"}, nil)}},
 			want: []string{"expect: [{text_present: Shipped to Lisbon}]", "risk: read"}},
+		{name: "a value another control took", opts: Options{URL: "http://site.test/x"},
+			acts: []*engine.Recorded{{Kind: "select", Target: &engine.Target{Label: "Country"}, Value: "Portugal", Options: []string{"Spain", "Portugal"}, URL: "http://site.test/x",
+				Before: withValues(st("http://site.test/x", []string{"Checkout"}, nil), "Country", "Spain", "Currency", "EUR", "Card", "4111"),
+				After:  withValues(st("http://site.test/x", []string{"Checkout"}, nil), "Country", "Portugal", "Currency", "EUR (Portugal)", "Card", "")}},
+			want:    []string{"value_equals: {target: {label: Currency}, value: EUR (Portugal)}"},
+			notWant: []string{"{label: Country}, value:", "{label: Card}, value:"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

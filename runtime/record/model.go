@@ -51,8 +51,8 @@ type Step struct {
 type Cond struct {
 	Kind    vocab.CondKind
 	Pattern string         // url_matches
-	Text    string         // text_present
-	Target  *engine.Target // element_exists, list_count_delta
+	Text    string         // text_present; value_equals: the value
+	Target  *engine.Target // element_exists, list_count_delta, value_equals
 	Delta   int            // list_count_delta
 	URL     string         // request_succeeded
 	Method  string         // request_succeeded

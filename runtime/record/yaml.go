@@ -137,6 +137,11 @@ func condNode(c Cond) *yaml.Node {
 		specyaml.Add(m, string(c.Kind), specyaml.Str(c.Text))
 	case vocab.CondElementExists:
 		specyaml.Add(m, string(c.Kind), targetNode(c.Target))
+	case vocab.CondValueEquals:
+		v := specyaml.Map(true)
+		specyaml.Add(v, "target", targetNode(c.Target))
+		specyaml.Add(v, "value", specyaml.Str(c.Text))
+		specyaml.Add(m, string(c.Kind), v)
 	case vocab.CondListCountDelta:
 		v := specyaml.Map(true)
 		specyaml.Add(v, "target", targetNode(c.Target))
