@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/internal/browsertest"
 	"github.com/macrokit/macrokit-go/internal/demosite"
@@ -229,5 +231,65 @@ func TestRecordAddCustomer(t *testing.T) {
 	code, _, errOut := runCLI(t, nil, "record", "add_customer", "--url", srv.URL+"/customers", "--macros", macros)
 	if code != ExitUsage || !strings.Contains(errOut, "--force") {
 		t.Errorf("record over an existing spec: exit %d: %s", code, errOut)
+	}
+}
+
+// TestRecordInUserProfile: with --cdp-user-context the recording runs in a
+// new tab of the browser's own profile, so a site the user is signed in to
+// there opens signed in: the demonstration's Save is stored, and no login
+// page is recorded.
+func TestRecordInUserProfile(t *testing.T) {
+	remote := browsertest.StartRemote(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	site := demosite.New(demosite.Options{RequireLogin: true})
+	srv := httptest.NewServer(site.Handler())
+	defer srv.Close()
+
+	// The user signs in in their own browser, beforehand.
+	b := rod.New().ControlURL(remote.WS).Context(ctx)
+	if err := b.Connect(); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	own, err := b.Page(proto.TargetCreateTarget{URL: srv.URL + "/login"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := own.WaitLoad(); err != nil {
+		t.Fatal(err)
+	}
+	body := fmt.Sprintf(`{"username":%q,"password":%q}`, demosite.DefaultUsername, demosite.DefaultPassword)
+	if _, err := own.Eval(`(b) => fetch('/api/login', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: b}).then((r) => r.status)`, body); err != nil {
+		t.Fatal(err)
+	}
+	logins := site.Logins()
+
+	macros := t.TempDir()
+	r := startRecording(t, ctx, remote.WS, srv.URL+"/customers", "add_customer", "--cdp-user-context", "--url", srv.URL+"/customers",
+		"--macros", macros, "--env", "DEMO_URL="+srv.URL, "--run=false")
+	r.click("button", "New customer")
+	r.waitFor("  + click", 1)
+	r.click("#customer-name", "")
+	r.typeText("Grace Hopper")
+	r.click("#customer-email", "")
+	r.typeText("grace@navy.example")
+	r.click("button", "Save")
+	r.waitFor("  + click", 2)
+	if code := r.end(); code != 0 {
+		t.Fatalf("record: exit %d\nstdout: %s\nstderr: %s", code, r.stdout.String(), r.stderr.String())
+	}
+	if n := site.CustomerCount("grace@navy.example"); n != 1 {
+		t.Errorf("the demonstration in the signed-in profile stored %d customer(s), want 1", n)
+	}
+	if n := site.Logins(); n != logins {
+		t.Errorf("%d more login(s) during the recording, want none: the profile was signed in", n-logins)
+	}
+	data, err := os.ReadFile(filepath.Join(macros, "add_customer.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte("/login")) || !bytes.Contains(data, []byte("list_count_delta")) {
+		t.Errorf("the spec recorded in the signed-in profile:\n%s", data)
 	}
 }
