@@ -400,6 +400,12 @@ func (r *comboRun) ensureOpen(ctx context.Context, typeText string) (actListbox,
 	return lb, c, err
 }
 
+// optionSweeps bounds an option lookup whose sweep through a long
+// (virtual) list is still moving when its wait is over: on a loaded
+// machine each page of such a list takes frames to render, and an option
+// not reached yet is not a missing option.
+const optionSweeps = 4
+
 // findOption looks the option up where the options are shown, waiting
 // for options that render late; an editable combobox that does not list
 // it is typed into to filter the list (and then an option offering to
@@ -410,7 +416,9 @@ func (r *comboRun) findOption(ctx context.Context, lb *actListbox, name string) 
 	if r.editable {
 		wait = actVerifyWait / 5
 	}
-	if err := r.p.call(ctx, &opt, mkActFindOption, lb.Ref, name, waitMs(ctx, wait), false); err != nil {
+	// A sweep through a long list may run on to optionSweeps x the wait
+	// (41_select.js); both bounds stay inside ctx.
+	if err := r.p.call(ctx, &opt, mkActFindOption, lb.Ref, name, waitMs(ctx, wait), false, 0, nil, waitMs(ctx, optionSweeps*wait)); err != nil {
 		return nil, err
 	}
 	if opt.Ref == 0 && r.editable {
@@ -418,7 +426,7 @@ func (r *comboRun) findOption(ctx context.Context, lb *actListbox, name string) 
 		if err := r.typeInto(ctx, r.ref, name); err == nil {
 			// Filtered (or async) options re-render the popup: the lookup
 			// finds where the options show again while it waits.
-			if err := r.p.call(ctx, &opt, mkActFindOption, lb.Ref, name, waitMs(ctx, actVerifyWait), true, r.ref, r.before); err != nil {
+			if err := r.p.call(ctx, &opt, mkActFindOption, lb.Ref, name, waitMs(ctx, actVerifyWait), true, r.ref, r.before, waitMs(ctx, optionSweeps*actVerifyWait)); err != nil {
 				return nil, err
 			}
 			if opt.Lb != 0 && opt.Popup != nil {

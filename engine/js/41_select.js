@@ -393,8 +393,13 @@
   // present). Matching is on the visible name: exact after whitespace
   // normalisation, then ignoring case; with create, an option offering to
   // create the name (Create "x") matches when no option is named so.
-  mk.actFindOption = async (lbRef, name, wait, create, comboRef, before) => {
+  mk.actFindOption = async (lbRef, name, wait, create, comboRef, before, sweepWait) => {
     const deadline = performance.now() + (wait || 0);
+    // A sweep through a long (virtual) list that is still moving when the
+    // wait is over goes on to its end, up to sweepWait (optionSweeps in
+    // select.go).
+    const sweepDeadline = performance.now() + Math.max(wait || 0, sweepWait || 0);
+    let sweeping = false;
     const n = norm(name), nl = n.toLowerCase();
     const skip = new Set((before || []).map((r) => mk.deref(r)).filter(Boolean));
     const scrolled = {};
@@ -420,10 +425,11 @@
           multiple: lb.getAttribute('aria-multiselectable') === 'true',
           lb: mk.ref(lb), popup: sr ? sr.popup : undefined};
       }
-      if (performance.now() >= deadline) return {ref: 0, names: opts.map(itemName), lb: mk.ref(lb), popup: sr ? sr.popup : undefined};
+      const now = performance.now();
+      if (now >= deadline && (!sweeping || now >= sweepDeadline)) return {ref: 0, names: opts.map(itemName), lb: mk.ref(lb), popup: sr ? sr.popup : undefined};
       // A long list renders (or shows) only part of its options: scroll it.
-      if (opts.length && mk.visible(lb)) scrollList(lb, scrolled);
-      await changeOrFrame(deadline);
+      sweeping = opts.length > 0 && mk.visible(lb) && scrollList(lb, scrolled);
+      await changeOrFrame(now >= deadline ? sweepDeadline : deadline);
     }
   };
 
