@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
@@ -53,9 +54,10 @@ var ErrPassthrough = errors.New("engine: pass the request through")
 // Observe sees each answered exchange, its body read before the page gets
 // it (recording). Both run on their own goroutine per request.
 //
-// Requests the browser process makes itself (the favicon) and WebSocket
-// traffic are not intercepted; a popup's very first request can precede the
-// hook on its new tab.
+// WebSocket traffic is not intercepted; a popup's very first request can
+// precede the hook on its new tab. A page under a Serve hook is taken off its
+// document before it closes (Page.Close), so what it was still loading is
+// answered by the hook rather than let go to the network.
 type NetworkHook struct {
 	Serve   func(ctx context.Context, p *Page, r HookedRequest) (*HookedResponse, error)
 	Observe func(p *Page, r HookedRequest, resp HookedResponse)
@@ -88,8 +90,9 @@ func (c *Context) networkHook() *NetworkHook {
 
 // hookState is a page's installed hook: installed once per page.
 type hookState struct {
-	once sync.Once
-	err  error
+	once  sync.Once
+	err   error
+	serve bool // a Serve hook: nothing may reach the network (see Page.Close)
 
 	mu    sync.Mutex
 	seq   int64
@@ -126,6 +129,7 @@ func (p *Page) installHook(ctx context.Context, h *NetworkHook) error {
 			st.err = &Error{Code: CodeBrowser, Msg: "network interception", Err: err}
 			return
 		}
+		st.serve = h.Serve != nil
 		st.hops, st.extra = map[string]int{}, map[string][]rawResponse{}
 		ev := p.rod.Context(p.events) // ends with the page
 		go ev.EachEvent(func(e *proto.FetchRequestPaused) {
@@ -268,3 +272,31 @@ func fulfil(rp *rod.Page, id proto.FetchRequestID, r *HookedResponse) error {
 	return proto.FetchFulfillRequest{RequestID: id, ResponseCode: status, ResponseHeaders: hs, Body: body,
 		ResponsePhrase: http.StatusText(status)}.Call(rp)
 }
+
+// serving reports whether the page's requests are answered by a Serve hook.
+func (p *Page) serving() bool {
+	p.mu.Lock()
+	st := p.hooked
+	p.mu.Unlock()
+	if st == nil {
+		return false
+	}
+	st.once.Do(func() {}) // installed, or never will be
+	return st.serve && st.err == nil
+}
+
+// leaveDocument navigates a page under a Serve hook to about:blank before it
+// closes. Chromium stops pausing a closing page's requests before the page
+// stops making them (a module graph still importing, a poll, the favicon):
+// those would go to the network, past the hook. about:blank makes no
+// request, and until it commits the old document's requests are still
+// answered by the hook.
+func (p *Page) leaveDocument() {
+	ctx, cancel := context.WithTimeout(p.events, leaveDocumentWait)
+	defer cancel()
+	_, _ = proto.PageNavigate{URL: "about:blank"}.Call(p.rod.Context(ctx))
+}
+
+// leaveDocumentWait bounds leaveDocument: a page that cannot leave its
+// document (a beforeunload that refuses) is closed anyway.
+const leaveDocumentWait = 2 * time.Second

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -160,5 +161,65 @@ func TestNetworkHookRecordsAndServes(t *testing.T) {
 				t.Errorf("served %d", served.Load())
 			}
 		})
+	}
+}
+
+// TestNetworkHookHoldsWhileClosing: a page under a Serve hook that is still
+// loading when it is closed (a module graph mid-import, a poll every few
+// milliseconds, as a test's page is when its call ends early) sends nothing
+// to the network. Chromium stops pausing a page's requests before the page
+// stops making them, so Close must first take the page off its document.
+func TestNetworkHookHoldsWhileClosing(t *testing.T) {
+	var hits atomic.Int64
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		t.Logf("reached the site: %s %s", r.Method, r.URL)
+		w.WriteHeader(http.StatusTeapot)
+	}))
+	t.Cleanup(site.Close)
+	ctx := testCtx(t, 90*time.Second)
+	var served atomic.Int64
+	hook := &NetworkHook{Serve: func(_ context.Context, _ *Page, r HookedRequest) (*HookedResponse, error) {
+		served.Add(1)
+		path := strings.TrimPrefix(r.URL, site.URL)
+		switch {
+		case path == "/":
+			return &HookedResponse{Header: http.Header{"Content-Type": {"text/html"}}, Body: []byte(`<!doctype html>
+<link rel="icon" href="/icon.svg"><script type="module" src="/m0.js"></script><p id="out">waiting</p>
+<script>setInterval(() => fetch("/poll?" + Date.now()).catch(() => {}), 2)</script>`)}, nil
+		case strings.HasPrefix(path, "/m") && strings.HasSuffix(path, ".js"):
+			var n int
+			_, _ = fmt.Sscanf(path, "/m%d.js", &n)
+			return &HookedResponse{Header: http.Header{"Content-Type": {"text/javascript"}},
+				Body: []byte(fmt.Sprintf(`import "./m%d.js"; export const x = %d;`, n+1, n))}, nil
+		case path == "/icon.svg":
+			return &HookedResponse{Header: http.Header{"Content-Type": {"image/svg+xml"}}, Body: []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`)}, nil
+		}
+		return &HookedResponse{Header: http.Header{"Content-Type": {"text/plain"}}, Body: []byte("ok")}, nil
+	}}
+	for i := range 6 {
+		c, err := shared.NewContext(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.SetNetworkHook(ctx, hook); err != nil {
+			t.Fatal(err)
+		}
+		p, err := c.NewPage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := served.Load()
+		go func() { _ = p.Goto(ctx, site.URL+"/") }()
+		for served.Load() < before+3+int64(i) && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // a request let go at the close arrives within a few ms
+	if n := hits.Load(); n != 0 || served.Load() == 0 {
+		t.Errorf("%d request(s) reached the site while pages under a Serve hook closed (%d served)", n, served.Load())
 	}
 }

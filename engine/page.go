@@ -293,9 +293,15 @@ func (p *Page) Close() error {
 	}
 	p.closed = true
 	p.mu.Unlock()
-	p.cancel()
 	p.ctx.untrack(p)
-	return p.rod.Timeout(5 * time.Second).Close()
+	if p.serving() {
+		p.leaveDocument()
+	}
+	err := p.rod.Timeout(5 * time.Second).Close()
+	// Only now: the page's event handlers (a Serve hook among them) answer
+	// until its target is gone.
+	p.cancel()
+	return err
 }
 
 // screenshotQuiet returns a PNG of the viewport with its secrets masked
