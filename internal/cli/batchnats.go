@@ -203,7 +203,7 @@ func runRowsNATS(ctx context.Context, env *Env, o BatchOptions, m *runtime.Macro
 // feed decides row k from the journal or enqueues it: a journal start
 // first, then Submit, holding a window slot until it is collected.
 func (f *fleetBatch) feed(ctx context.Context, k int, r batch.Prepared) error {
-	row, id, fresh := f.plan(r)
+	row, id, fresh, check := f.plan(r)
 	if id == "" {
 		f.record(k, row)
 		return nil
@@ -231,6 +231,14 @@ func (f *fleetBatch) feed(ctx context.Context, k int, r batch.Prepared) error {
 	if fresh {
 		id = f.unused(ctx, rowJobID(f.id, r.Key), id)
 	}
+	if check {
+		// Marked before the journal names the job: a resume after a
+		// crash here plans the same id and marks it again.
+		if err := f.patiently(ctx, func() error { return f.q.MarkMayHaveRun(ctx, id) }); err != nil {
+			f.notEnqueued(ctx, k, r, id, err)
+			return errStopFeeding
+		}
+	}
 	if err := f.j.Append(batch.Entry{Type: "start", Key: r.Key, Line: r.Line, CallID: id}); err != nil {
 		<-f.slots
 		f.failJournal(err) // not on the record: the row is not enqueued
@@ -240,18 +248,13 @@ func (f *fleetBatch) feed(ctx context.Context, k int, r batch.Prepared) error {
 	f.pending[id] = &inFlight{i: k, line: r.Line, key: r.Key, polled: time.Now()}
 	f.mu.Unlock()
 	job := queue.Job{ID: id, Macro: f.m.Name, Args: r.Args.JSON(), Identity: f.o.Identity, Batch: f.id, Row: r.Key, Approval: f.approval}
-	got, err := f.submit(ctx, job)
+	var got queue.Submitted
+	err := f.patiently(ctx, func() (err error) { got, err = f.q.Submit(ctx, job); return err })
 	if err != nil {
 		f.mu.Lock()
 		delete(f.pending, id)
-		f.report[k] = batchRow{Line: r.Line, Key: r.Key, CallID: id, Note: "not enqueued: " + err.Error()}
-		if ctx.Err() == nil && f.enqueueErr == nil {
-			f.enqueueErr = err
-			fmt.Fprintf(f.env.Stderr, "batch %s: stopped enqueueing (%v); waiting for the %d row(s) in flight (Ctrl-C stops waiting; --resume %s --nats goes on)\n",
-				f.id, err, len(f.pending), f.id)
-		}
 		f.mu.Unlock()
-		<-f.slots
+		f.notEnqueued(ctx, k, r, id, err)
 		return errStopFeeding
 	}
 	if p, seen := f.prior[r.Key]; seen && p.Type == "start" && p.CallID == id {
@@ -262,41 +265,57 @@ func (f *fleetBatch) feed(ctx context.Context, k int, r batch.Prepared) error {
 	return nil
 }
 
+// notEnqueued reports row k as not enqueued (its window slot is given
+// back) and stops the enqueueing.
+func (f *fleetBatch) notEnqueued(ctx context.Context, k int, r batch.Prepared, id string, err error) {
+	f.mu.Lock()
+	f.report[k] = batchRow{Line: r.Line, Key: r.Key, CallID: id, Note: "not enqueued: " + err.Error()}
+	if ctx.Err() == nil && f.enqueueErr == nil {
+		f.enqueueErr = err
+		fmt.Fprintf(f.env.Stderr, "batch %s: stopped enqueueing (%v); waiting for the %d row(s) in flight (Ctrl-C stops waiting; --resume %s --nats goes on)\n",
+			f.id, err, len(f.pending), f.id)
+	}
+	f.mu.Unlock()
+	<-f.slots
+}
+
 // plan is the resume rule for a row on the fleet: a row decided by the
 // journal (id ""), or the job id it runs as; fresh says the id is a new
-// job for a row that ran before.
-func (f *fleetBatch) plan(r batch.Prepared) (row batchRow, id string, fresh bool) {
+// job for a row that ran before, check that the row may have acted, so
+// the new job is marked (queue.MarkMayHaveRun) and its worker runs the
+// macro's done check before it runs anything, as a local resume does.
+func (f *fleetBatch) plan(r batch.Prepared) (row batchRow, id string, fresh, check bool) {
 	base := rowJobID(f.id, r.Key)
 	p, seen := f.prior[r.Key]
 	row = batchRow{Line: r.Line, Key: r.Key}
 	readOnly := f.m.Risk == runtime.RiskRead
 	switch {
 	case !seen:
-		return row, base, false
+		return row, base, false, false
 	case p.Status == batch.StatusOK:
 		row.Status, row.CallID, row.Session, row.Result, row.Note, row.Worker = batch.StatusSkipped, p.CallID, p.Session, p.Result, p.Note, p.Worker
-		return row, "", false
+		return row, "", false, false
 	case p.Type == "start" && isRowJob(f.id, p.CallID):
 		// Enqueued before, no outcome here: Submit finds it queued or
 		// done, or publishes it if it never reached the stream.
-		return row, p.CallID, false
+		return row, p.CallID, false, false
+	case p.Status == batch.StatusUncertain && !readOnly && !f.o.RerunUncertain && f.m.DoneCheck != nil:
+		// It may have acted (here or on the fleet): its done check
+		// decides, on a worker, before it runs again.
+		return row, retryJobID(base, p.CallID), true, true
 	case p.Status == batch.StatusUncertain && !readOnly && !f.o.RerunUncertain:
 		row.Status, row.CallID, row.Session, row.Worker = batch.StatusUncertain, p.CallID, p.Session, p.Worker
 		row.Error = p.Error
 		if p.Type == "start" || row.Error == nil {
-			how := "check the site, then --rerun-uncertain"
-			if f.m.DoneCheck != nil {
-				how = "resume it without --nats so its done check decides, or check the site, then --rerun-uncertain"
-			}
-			row.Error = &batch.EntryError{Code: "uncertain", Message: "the row started in a run on this machine and has no outcome: it may have acted; " + how}
+			row.Error = &batch.EntryError{Code: "uncertain", Message: "the row started in a run on this machine and has no outcome: it may have acted; check the site, then --rerun-uncertain"}
 		}
-		return row, "", false
+		return row, "", false, false
 	case p.Status == batch.StatusUncertain:
-		return row, retryJobID(base, p.CallID), true
+		return row, retryJobID(base, p.CallID), true, false
 	case (p.Status == batch.StatusFailed || p.Status == batch.StatusUnverified) && !f.o.RetryFailed:
-		return batchRow{Line: r.Line, Key: r.Key, Status: p.Status, CallID: p.CallID, Session: p.Session, Result: p.Result, Error: p.Error, Failed: p.Failed, Note: p.Note, Worker: p.Worker}, "", false
+		return batchRow{Line: r.Line, Key: r.Key, Status: p.Status, CallID: p.CallID, Session: p.Session, Result: p.Result, Error: p.Error, Failed: p.Failed, Note: p.Note, Worker: p.Worker}, "", false, false
 	}
-	return row, retryJobID(base, p.CallID), true
+	return row, retryJobID(base, p.CallID), true, false
 }
 
 // unused is id, or the next -r<N> of base after it when id already has
@@ -315,19 +334,20 @@ func (f *fleetBatch) unused(ctx context.Context, base, id string) string {
 	return id
 }
 
-// submit is Submit retried through a NATS outage for natsPatience.
-func (f *fleetBatch) submit(ctx context.Context, job queue.Job) (queue.Submitted, error) {
+// patiently runs op (a Submit, a start mark) again through a NATS outage
+// for natsPatience.
+func (f *fleetBatch) patiently(ctx context.Context, op func() error) error {
 	give := time.Now().Add(natsPatience)
 	wait := 250 * time.Millisecond
 	for {
-		got, err := f.q.Submit(ctx, job)
+		err := op()
 		if err == nil || !errors.Is(err, queue.ErrNATS) || time.Now().After(give) {
-			return got, err
+			return err
 		}
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
-			return "", ctx.Err()
+			return ctx.Err()
 		}
 		wait = min(2*wait, 5*time.Second)
 	}
@@ -413,7 +433,7 @@ func (f *fleetBatch) collected(r queue.Result) {
 	if !ok {
 		return
 	}
-	row := rowOfResult(fl, r)
+	row := rowOfResult(fl, r, f.m)
 	err := f.j.Append(batch.Entry{Type: "end", Key: row.Key, Line: row.Line, CallID: row.CallID, Session: row.Session, Status: row.Status,
 		Result: row.Result, Error: row.Error, Failed: row.Failed, Note: row.Note, Worker: row.Worker})
 	f.record(fl.i, row)
@@ -440,8 +460,11 @@ func (f *fleetBatch) failJournal(err error) {
 }
 
 // rowOfResult is a row's delivery line from its job's Result: the
-// statuses are the same, and a dead job is failed with its last error.
-func rowOfResult(fl *inFlight, r queue.Result) batchRow {
+// statuses are the same, and a dead job is failed with its last error —
+// unless a delivery had started it (Result.MayHaveRun) and the macro is
+// act or dangerous: then it may have acted, and the row is uncertain, as
+// a local row that started and has no outcome is.
+func rowOfResult(fl *inFlight, r queue.Result, m *runtime.Macro) batchRow {
 	row := batchRow{Line: fl.line, Key: fl.key, CallID: r.JobID, Session: r.SessionLog, Result: r.Result, Note: r.Note, Worker: r.Worker}
 	if r.Error != nil {
 		row.Error = &batch.EntryError{Code: r.Error.Code, Message: r.Error.Message}
@@ -467,6 +490,18 @@ func rowOfResult(fl *inFlight, r queue.Result) batchRow {
 	}
 	for _, c := range r.Failed {
 		row.Failed = append(row.Failed, batch.FailedCheck{Step: c.Step, Kind: c.Kind, Expected: c.Expected, Actual: c.Actual})
+	}
+	if row.Status == batch.StatusFailed && r.MayHaveRun && m.Risk != runtime.RiskRead {
+		how := "check the site, then --rerun-uncertain"
+		if m.DoneCheck != nil {
+			how = "--resume runs its done check first (" + m.DoneCheck.Macro + "), or check the site, then --rerun-uncertain"
+		}
+		last := ""
+		if row.Error != nil {
+			last = " (" + row.Error.Code + ": " + row.Error.Message + ")"
+		}
+		row.Status = batch.StatusUncertain
+		row.Error = &batch.EntryError{Code: "uncertain", Message: "a delivery started the row's job and it has no outcome" + last + ": it may have acted; " + how}
 	}
 	return row
 }

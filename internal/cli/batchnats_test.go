@@ -10,10 +10,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/macrokit/macrokit-go/internal/demosite"
+	"github.com/macrokit/macrokit-go/internal/natstest"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/batch"
@@ -267,6 +270,7 @@ func TestFleetResumeRules(t *testing.T) {
 		status batch.Status // decided from the journal ("" when it is enqueued)
 		job    string
 		fresh  bool
+		check  bool   // the new job is marked: its done check decides first
 		msg    string // in the decided row's error
 	}{
 		{name: "never seen", m: act, job: base},
@@ -274,10 +278,12 @@ func TestFleetResumeRules(t *testing.T) {
 		{name: "enqueued, no outcome", m: act, prior: &batch.Entry{Type: "start", Status: batch.StatusUncertain, CallID: base}, job: base},
 		{name: "retry enqueued, no outcome", m: act, prior: &batch.Entry{Type: "start", Status: batch.StatusUncertain, CallID: base + "-r2"}, job: base + "-r2"},
 		{name: "started here, act", m: act, prior: &batch.Entry{Type: "start", Status: batch.StatusUncertain, CallID: id + "-2"}, status: batch.StatusUncertain, msg: "check the site, then --rerun-uncertain"},
-		{name: "started here, done check", m: checked, prior: &batch.Entry{Type: "start", Status: batch.StatusUncertain, CallID: id + "-2"}, status: batch.StatusUncertain, msg: "resume it without --nats"},
+		{name: "started here, done check", m: checked, prior: &batch.Entry{Type: "start", Status: batch.StatusUncertain, CallID: id + "-2"}, job: base + "-r1", fresh: true, check: true},
 		{name: "started here, read", m: read, prior: &batch.Entry{Type: "start", Status: batch.StatusUncertain, CallID: id + "-2"}, job: base + "-r1", fresh: true},
 		{name: "started here, --rerun-uncertain", m: act, o: BatchOptions{RerunUncertain: true}, prior: &batch.Entry{Type: "start", Status: batch.StatusUncertain, CallID: id + "-2"}, job: base + "-r1", fresh: true},
-		{name: "uncertain on the fleet", m: checked, prior: &batch.Entry{Type: "end", Status: batch.StatusUncertain, CallID: base, Error: workerSaid}, status: batch.StatusUncertain, msg: workerSaid.Message},
+		{name: "uncertain on the fleet, done check", m: checked, prior: &batch.Entry{Type: "end", Status: batch.StatusUncertain, CallID: base, Error: workerSaid}, job: base + "-r1", fresh: true, check: true},
+		{name: "uncertain on the fleet, --retry-failed", m: act, o: BatchOptions{RetryFailed: true}, prior: &batch.Entry{Type: "end", Status: batch.StatusUncertain, CallID: base, Error: workerSaid}, status: batch.StatusUncertain, msg: workerSaid.Message},
+		{name: "uncertain on the fleet, --rerun-uncertain", m: checked, o: BatchOptions{RerunUncertain: true}, prior: &batch.Entry{Type: "end", Status: batch.StatusUncertain, CallID: base + "-r1"}, job: base + "-r2", fresh: true},
 		{name: "failed", m: act, prior: &batch.Entry{Type: "end", Status: batch.StatusFailed, CallID: base}, status: batch.StatusFailed},
 		{name: "failed, --retry-failed", m: act, o: BatchOptions{RetryFailed: true}, prior: &batch.Entry{Type: "end", Status: batch.StatusFailed, CallID: base}, job: base + "-r1", fresh: true},
 		{name: "failed again, --retry-failed", m: act, o: BatchOptions{RetryFailed: true}, prior: &batch.Entry{Type: "end", Status: batch.StatusFailed, CallID: base + "-r1"}, job: base + "-r2", fresh: true},
@@ -290,9 +296,9 @@ func TestFleetResumeRules(t *testing.T) {
 				prior["k"] = *tc.prior
 			}
 			f := &fleetBatch{openedBatch: &openedBatch{id: id, prior: prior}, m: tc.m, o: tc.o}
-			row, job, fresh := f.plan(batch.Prepared{Line: 2, Key: "k"})
-			if row.Status != tc.status || job != tc.job || fresh != tc.fresh {
-				t.Errorf("plan = %s, job %q (fresh %v); want %s, job %q (fresh %v)", row.Status, job, fresh, tc.status, tc.job, tc.fresh)
+			row, job, fresh, check := f.plan(batch.Prepared{Line: 2, Key: "k"})
+			if row.Status != tc.status || job != tc.job || fresh != tc.fresh || check != tc.check {
+				t.Errorf("plan = %s, job %q (fresh %v, check %v); want %s, job %q (fresh %v, check %v)", row.Status, job, fresh, check, tc.status, tc.job, tc.fresh, tc.check)
 			}
 			if tc.msg != "" && (row.Error == nil || !strings.Contains(row.Error.Message, tc.msg)) {
 				t.Errorf("error %+v, want it to say %q", row.Error, tc.msg)
@@ -343,27 +349,37 @@ func TestFleetApproval(t *testing.T) {
 	}
 }
 
-// TestRowOfResult: a job's stored Result becomes the row's delivery line.
+// TestRowOfResult: a job's stored Result becomes the row's delivery line;
+// a dead (or unrun) job that a delivery had started is uncertain for an
+// act macro — it may have acted — and failed for a read.
 func TestRowOfResult(t *testing.T) {
 	fl := &inFlight{line: 4, key: "k"}
+	act := &runtime.Macro{Name: "add", Risk: runtime.RiskAct, DoneCheck: &runtime.DoneCheck{Macro: "find"}}
+	read := &runtime.Macro{Name: "find", Risk: runtime.RiskRead}
+	lost := &queue.ErrorInfo{Code: queue.CodeRetry, Message: "the browser went away"}
 	tests := []struct {
+		name   string
 		r      queue.Result
+		m      *runtime.Macro
 		status batch.Status
 		code   string
 		msg    string
 	}{
-		{queue.Result{Status: queue.StatusOK}, batch.StatusOK, "", ""},
-		{queue.Result{Status: queue.StatusUnverified}, batch.StatusUnverified, "", ""},
-		{queue.Result{Status: queue.StatusUncertain, Error: &queue.ErrorInfo{Code: "uncertain", Message: "check the site"}}, batch.StatusUncertain, "uncertain", "check the site"},
-		{queue.Result{Status: queue.StatusFailed, Error: &queue.ErrorInfo{Code: "step_failed", Message: "x"}}, batch.StatusFailed, "step_failed", "x"},
-		{queue.Result{Status: queue.StatusDead, Attempt: 5, Error: &queue.ErrorInfo{Code: queue.CodeExhausted, Message: "delivered 6 times"}}, batch.StatusFailed, queue.CodeExhausted, "dead letter after 5 deliveries: delivered 6 times"},
-		{queue.Result{Status: "odd"}, batch.StatusFailed, "unknown_status", `status "odd"`},
+		{"ok", queue.Result{Status: queue.StatusOK}, act, batch.StatusOK, "", ""},
+		{"unverified", queue.Result{Status: queue.StatusUnverified}, act, batch.StatusUnverified, "", ""},
+		{"uncertain", queue.Result{Status: queue.StatusUncertain, Error: &queue.ErrorInfo{Code: "uncertain", Message: "check the site"}}, act, batch.StatusUncertain, "uncertain", "check the site"},
+		{"failed", queue.Result{Status: queue.StatusFailed, Error: &queue.ErrorInfo{Code: "step_failed", Message: "x"}}, act, batch.StatusFailed, "step_failed", "x"},
+		{"dead", queue.Result{Status: queue.StatusDead, Attempt: 5, Error: &queue.ErrorInfo{Code: queue.CodeExhausted, Message: "delivered 6 times"}}, act, batch.StatusFailed, queue.CodeExhausted, "dead letter after 5 deliveries: delivered 6 times"},
+		{"dead, may have run, act", queue.Result{Status: queue.StatusDead, Attempt: 5, MayHaveRun: true, Error: lost}, act, batch.StatusUncertain, "uncertain", "(retry: dead letter after 5 deliveries: the browser went away): it may have acted; --resume runs its done check first (find)"},
+		{"dead, may have run, read", queue.Result{Status: queue.StatusDead, Attempt: 5, MayHaveRun: true, Error: lost}, read, batch.StatusFailed, queue.CodeRetry, "dead letter after 5 deliveries"},
+		{"cancelled, may have run, act", queue.Result{Status: queue.StatusFailed, MayHaveRun: true, Error: &queue.ErrorInfo{Code: queue.CodeCancelled, Message: "cancelled"}}, act, batch.StatusUncertain, "uncertain", "it may have acted"},
+		{"odd", queue.Result{Status: "odd"}, act, batch.StatusFailed, "unknown_status", `status "odd"`},
 	}
 	for _, tc := range tests {
-		t.Run(string(tc.r.Status), func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			tc.r.JobID, tc.r.Worker, tc.r.SessionLog, tc.r.Note = "j", "w1", "/logs/s.jsonl", "n"
 			tc.r.Failed = []queue.FailedCheck{{Step: "steps[5]", Kind: "list_count_delta"}}
-			row := rowOfResult(fl, tc.r)
+			row := rowOfResult(fl, tc.r, tc.m)
 			code, msg := "", ""
 			if row.Error != nil {
 				code, msg = row.Error.Code, row.Error.Message
@@ -376,4 +392,106 @@ func TestRowOfResult(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBatchNATSDeadMayHaveRun: a row whose job a delivery started (it
+// acted, then lost its browser) and that was retried to the dead letter
+// may have acted: batch --nats reports it uncertain, not failed, and
+// --resume --retry-failed does not rerun it blindly: its new job is
+// marked, so its worker's done check decides first (here: the effect is
+// there, ok without acting). A row that died without ever starting is
+// failed, and --retry-failed runs it. The worker is queue.Work with a
+// handler that keeps the worker's rule (a real nats-server, no browser).
+func TestBatchNATSDeadMayHaveRun(t *testing.T) {
+	_, dir, env := batchSetup(t)
+	n := startNATS(t)
+	_, js := natstest.Connect(t, n.URL)
+	q, err := queue.Open(context.Background(), js, queue.Config{AckWait: 2 * time.Second, RetryDelay: 20 * time.Millisecond, MaxDeliver: 2, Grace: 200 * time.Millisecond, Worker: "w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	acts := map[string]int{}    // effects applied, by email
+	checked := map[string]int{} // deliveries decided by the "done check"
+	var back atomic.Bool        // the worker's browser is back
+	handle := func(ctx context.Context, d queue.Delivery) queue.Result {
+		var a struct{ Email string }
+		_ = json.Unmarshal(d.Job.Args, &a)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case !back.Load() && strings.HasPrefix(a.Email, "acted") && d.MayHaveRun:
+			return queue.Retry("no browser") // every later delivery finds none
+		case !back.Load() && strings.HasPrefix(a.Email, "acted"):
+			if err := d.MarkStarted(ctx); err != nil {
+				return queue.Retry(err.Error())
+			}
+			acts[a.Email]++
+			return queue.Retry("the browser went away") // after it acted
+		case !back.Load() && strings.HasPrefix(a.Email, "refused"):
+			return queue.Retry("no browser") // never started
+		case d.MayHaveRun:
+			checked[a.Email]++ // the done check finds the effect
+			return queue.Result{Status: queue.StatusOK, Note: "not run again: the done check says the effect is there"}
+		}
+		acts[a.Email]++
+		return queue.Result{Status: queue.StatusOK}
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	worked := make(chan error, 1)
+	go func() { worked <- q.Work(ctx, 2, handle) }()
+	defer func() { stop(); <-worked }()
+
+	rows := filepath.Join(dir, "dead.csv")
+	if err := os.WriteFile(rows, []byte("name,email,tier\nActed,acted@dead.example,pro\nRefused,refused@dead.example,pro\nFine,fine@dead.example,pro\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLIIn(t, env, "", "batch", "add_customer", "--input", rows, "--key", "email", "--nats", n.URL, "--session-dir", "")
+	if code != 1 || !strings.Contains(errs, "3 row(s): 1 ok, 1 failed, 0 unverified, 0 skipped (ok before), 1 uncertain, 0 not run") {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	id := batchIDRe.FindStringSubmatch(errs)[1]
+	report := readRows(t, filepath.Join(dir, ".macrokit", "batches", id, "report.jsonl"))
+	if r := report[0]; r.Status != "uncertain" || r.Error == nil || r.Error.Code != "uncertain" || !strings.Contains(r.Error.Message, "it may have acted") {
+		t.Errorf("the row that acted before its job died: %+v (error %+v), want uncertain", r, r.Error)
+	}
+	if r := report[1]; r.Status != "failed" || r.Error == nil || r.Error.Code != queue.CodeRetry {
+		t.Errorf("the row that never started: %+v (error %+v), want failed", r, r.Error)
+	}
+
+	back.Store(true)
+	code, _, errs = runCLIIn(t, env, "", "batch", "add_customer", "--input", rows, "--key", "email", "--nats", n.URL, "--resume", id, "--retry-failed", "--session-dir", "")
+	if code != 0 || !strings.Contains(errs, "3 row(s): 2 ok, 0 failed, 0 unverified, 1 skipped (ok before), 0 uncertain") {
+		t.Fatalf("--resume --retry-failed: exit %d\n%s", code, errs)
+	}
+	report = readRows(t, filepath.Join(dir, ".macrokit", "batches", id, "report.jsonl"))
+	if r := report[0]; r.Status != "ok" || r.CallID != rowJobID(id, r.Key)+"-r1" || !strings.Contains(r.Note, "not run again") {
+		t.Errorf("the uncertain row on resume: %+v, want ok by its done check as job -r1", r)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if acts["acted@dead.example"] != 1 || checked["acted@dead.example"] != 1 {
+		t.Errorf("the row that may have acted: applied %d time(s), decided by its done check %d time(s); want 1 and 1", acts["acted@dead.example"], checked["acted@dead.example"])
+	}
+	if acts["refused@dead.example"] != 1 || acts["fine@dead.example"] != 1 {
+		t.Errorf("effects %v: the row that never started runs once on --retry-failed, the fine one once", acts)
+	}
+}
+
+// readRows reads a report.jsonl as the batch wrote it.
+func readRows(t *testing.T, path string) []batchRow {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []batchRow
+	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var r batchRow
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		rows = append(rows, r)
+	}
+	return rows
 }

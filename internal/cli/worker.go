@@ -76,7 +76,7 @@ func WorkerCommand(cfg *Config) *cli.Command {
 		&cli.StringFlag{Name: "listen", Value: DefaultWorkerListen, Usage: "serve /metrics (Prometheus) and /healthz here (off: none; :0 picks a port)"},
 		&cli.StringFlag{Name: "approval", Value: WorkerApproveJob, Usage: "dangerous jobs: job (run only with the approval its enqueuer obtained), yes (run all), deny (run none)"},
 		&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "bound for one job"},
-		&cli.DurationFlag{Name: "ack-wait", Value: queue.DefaultAckWait, Usage: "how long a job may go without a heartbeat before the server gives it to another worker"},
+		&cli.DurationFlag{Name: "ack-wait", Value: queue.DefaultAckWait, Usage: "how long a job may go without a heartbeat before the server gives it to another worker; the shared consumer's setting: unset takes the consumer's, a different one is refused (docs/scale.md)"},
 		&cli.IntFlag{Name: "max-deliver", Value: queue.DefaultMaxDeliver, Usage: "deliveries of a job before it goes to the dead letter"},
 		&cli.DurationFlag{Name: "grace", Value: 30 * time.Second, Usage: "on SIGTERM, how long running jobs may finish before they are handed back to the queue"},
 		&cli.StringFlag{Name: "identity-store", Value: WorkerIdentitiesNATS, Usage: "where identities' logins are kept: nats (the fleet's KV bucket " + kvstore.DefaultBucket + ", shared: one login per identity across the fleet) or local (this machine's .macrokit/identities)"},
@@ -100,7 +100,12 @@ func WorkerCommand(cfg *Config) *cli.Command {
 				return err
 			}
 			no := natsOptions(c, cfg.getenv)
-			no.AckWait, no.MaxDeliver, no.Grace = c.Duration("ack-wait"), c.Int("max-deliver"), c.Duration("grace")
+			no.MaxDeliver, no.Grace = c.Int("max-deliver"), c.Duration("grace")
+			if c.IsSet("ack-wait") {
+				// Unset takes the shared consumer's (its creator's,
+				// else the default): only a given value can conflict.
+				no.AckWait = c.Duration("ack-wait")
+			}
 			no.Worker = c.String("name")
 			return runWorker(c.Context, newEnv(c, cfg), WorkerOptions{NATS: no, Concurrency: c.Int("concurrency"), Listen: c.String("listen"),
 				Approval: c.String("approval"), Timeout: c.Duration("timeout"), IdentityStore: c.String("identity-store"), SessionDir: c.String("session-dir"),
@@ -175,7 +180,14 @@ func runWorker(ctx context.Context, env *Env, o WorkerOptions) error {
 		Dispatcher: func(job queue.Job) (*runtime.Dispatcher, error) {
 			return workerDispatcher(base, idents, o.Approval, job)
 		},
-		Ready:      br.ready,
+		Ready: br.ready,
+		Paused: func(err error) {
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "worker %s: no usable browser (%v): taking no jobs until one is back (they stay queued for other workers)\n", o.NATS.Worker, err)
+				return
+			}
+			fmt.Fprintf(env.Stderr, "worker %s: a browser is back: taking jobs again\n", o.NATS.Worker)
+		},
 		Lost:       br.lost,
 		Track:      br.track,
 		SessionLog: logPath,
@@ -201,11 +213,20 @@ func runWorker(ctx context.Context, env *Env, o WorkerOptions) error {
 	if addr != "" {
 		where = fmt.Sprintf("; metrics at http://%s/metrics", addr)
 	}
-	fmt.Fprintf(env.Stderr, "worker %s: taking jobs from %s at %s, %d at a time%s\n", o.NATS.Worker, q.Config().Stream, o.NATS.URL, o.Concurrency, where)
-	if o.Ready != nil {
-		o.Ready(addr)
-	}
-	if err := q.Work(ctx, o.Concurrency, h.Handle); err != nil {
+	// Said once the worker has joined the consumer: its ack wait is the
+	// consumer's, and a conflicting --ack-wait stops it before this.
+	joined := queue.Joined(func(ackWait time.Duration) {
+		fmt.Fprintf(env.Stderr, "worker %s: taking jobs from %s at %s, %d at a time, ack wait %s%s\n", o.NATS.Worker, q.Config().Stream, o.NATS.URL, o.Concurrency, ackWait, where)
+		if o.Ready != nil {
+			o.Ready(addr)
+		}
+	})
+	if err := q.Work(ctx, o.Concurrency, h.Handle, queue.Gate(h.WaitReady), joined); err != nil {
+		var conflict *queue.AckWaitConflict
+		if errors.As(err, &conflict) {
+			return Usagef("worker: --ack-wait %s: the consumer %s on %s, which every worker shares, has ack wait %s, and every worker heartbeats from it; drop --ack-wait to take it, or to change it stop every worker, delete the consumer (nats consumer rm %s %s: its jobs stay on the stream) and start them with the new --ack-wait",
+				conflict.Want, conflict.Consumer, conflict.Stream, conflict.Have, conflict.Stream, conflict.Consumer)
+		}
 		return Failf("worker: %v", err)
 	}
 	// Drained: every job this worker held is stored and acked, or nak'ed

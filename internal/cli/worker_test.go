@@ -196,3 +196,22 @@ func TestWorkerApprovalPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkerAckWait: the ack wait is the shared consumer's. A worker
+// given another one than the consumer's refuses to start (exit 2, naming
+// both and how to change it); one given none says it takes the
+// consumer's. No job runs, so no browser starts.
+func TestWorkerAckWait(t *testing.T) {
+	n := startNATS(t)
+	env := map[string]string{}
+	_, stop := startWorker(t, env, n.URL, "--ack-wait", "3s")
+	defer stop()
+	code, _, errs := runCLIIn(t, env, "", "worker", "--nats", n.URL, "--listen", "off", "--session-dir", "", "--ack-wait", "1s")
+	if code != ExitUsage || !strings.Contains(errs, "--ack-wait 1s") || !strings.Contains(errs, "has ack wait 3s") || !strings.Contains(errs, "nats consumer rm MACROKIT_JOBS macrokit-workers") {
+		t.Errorf("a worker with another ack wait: exit %d, want %d naming both:\n%s", code, ExitUsage, errs)
+	}
+	_, stop2 := startWorker(t, env, n.URL)
+	if _, errs := stop2(); !strings.Contains(errs, "ack wait 3s") {
+		t.Errorf("a worker with no --ack-wait does not say it takes the consumer's 3s:\n%s", errs)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/runtime"
@@ -23,7 +22,7 @@ type workerBrowsers struct {
 	inUse, slots func() int
 	// ready, lost and track are the handler's hooks (nil for a local
 	// browser, which is launched on demand and cannot go away unnoticed).
-	ready func() error
+	ready func(context.Context) error
 	lost  func(error) bool
 	track func(context.Context) (context.Context, func() bool)
 	check *worker.Check
@@ -59,7 +58,7 @@ func newWorkerBrowsers(o WorkerOptions) (*workerBrowsers, error) {
 		pages: f.Pages,
 		inUse: f.InUse,
 		slots: f.Slots,
-		ready: func() error { return farmReady(f.Endpoints(), time.Now()) },
+		ready: func(ctx context.Context) error { return farmReady(ctx, f) },
 		lost:  func(err error) bool { return errors.Is(err, farm.ErrNoEndpoint) },
 		track: func(ctx context.Context) (context.Context, func() bool) {
 			ctx, t := farm.Track(ctx)
@@ -70,19 +69,23 @@ func newWorkerBrowsers(o WorkerOptions) (*workerBrowsers, error) {
 	}, nil
 }
 
-// farmReady says whether a page can be had: some endpoint is up, or is
-// due for its next probe.
-func farmReady(eps []farm.EndpointStatus, now time.Time) error {
-	next := time.Time{}
-	for _, e := range eps {
-		if e.Up || !e.RetryAt.After(now) {
+// farmReady says whether a page can be had: some endpoint is up, or,
+// when every one is down, a page opened now (the probe a down endpoint
+// due for one gets) says so. Not ready is the farm's ErrNoEndpoint, whose
+// RetryIn is when the next probe is due. The probe is the worker's own,
+// not a job's: a job that found no browser would spend a delivery.
+func farmReady(ctx context.Context, f *farm.Farm) error {
+	for _, e := range f.Endpoints() {
+		if e.Up {
 			return nil
 		}
-		if next.IsZero() || e.RetryAt.Before(next) {
-			next = e.RetryAt
-		}
 	}
-	return fmt.Errorf("every browser endpoint is down (%d; next probe in %s)", len(eps), next.Sub(now).Round(time.Millisecond))
+	_, release, err := f.Pages(ctx)
+	if err != nil {
+		return err
+	}
+	release()
+	return nil
 }
 
 // farmUp is /healthz's view: healthy while some endpoint is up. An

@@ -33,6 +33,10 @@ func (e *Error) Error() string {
 	return "farm: " + e.Message
 }
 
+// RetryAfter is RetryIn, for callers that know no farm type (the worker's
+// handler: a nak delay).
+func (e *Error) RetryAfter() time.Duration { return e.RetryIn }
+
 // Unwrap returns the cause (an endpoint's last error), if any.
 func (e *Error) Unwrap() error { return e.Err }
 

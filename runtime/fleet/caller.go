@@ -16,8 +16,10 @@ import (
 
 // Error codes of a queued call beyond the runtime's and the worker's.
 const (
-	// CodeUnavailable: the job could not be enqueued (NATS is away); it
-	// did not run.
+	// CodeUnavailable: the job's enqueue was not confirmed (NATS is
+	// away). A publish whose acknowledgement was lost may have queued it
+	// all the same: the message says whether it could be cancelled, and
+	// Outcome.Remote.Job names it.
 	CodeUnavailable runtime.ErrorCode = "queue_unavailable"
 	// CodeUncertain: a worker cannot tell whether the call acted (an
 	// earlier delivery started it and has no outcome, and no done check
@@ -28,9 +30,14 @@ const (
 	CodeDead runtime.ErrorCode = "dead_letter"
 )
 
-// cancelTimeout bounds the store of a cancellation after the caller's
-// context ended.
-const cancelTimeout = 5 * time.Second
+var (
+	// cancelTimeout bounds the store of a cancellation after the
+	// caller's context ended.
+	cancelTimeout = 5 * time.Second
+	// enqueuePatience bounds an enqueue, retries included, whose context
+	// has no deadline.
+	enqueuePatience = 30 * time.Second
+)
 
 // Caller runs calls as jobs on a queue (see the package comment). It is
 // safe for concurrent use.
@@ -73,10 +80,13 @@ func (c *Caller) Run(ctx context.Context, rc runtime.RemoteCall) *runtime.Outcom
 		job.Approval = &queue.Approval{Channel: string(a.Channel), Who: a.Who, At: time.Now().UTC()}
 	}
 	run := &runtime.RemoteRun{Job: job.ID}
-	if _, err := c.q.Enqueue(ctx, job); err != nil {
-		if ctx.Err() != nil {
+	if err := c.enqueue(ctx, job); err != nil {
+		switch {
+		case ctx.Err() != nil:
 			// The publish may have reached the server before ctx ended.
 			return c.gone(ctx, run)
+		case errors.Is(err, queue.ErrNATS):
+			return c.unconfirmed(ctx, run, err)
 		}
 		return failed(run, CodeUnavailable, fmt.Sprintf("the call could not be put on the queue (%v); it did not run", err))
 	}
@@ -87,7 +97,56 @@ func (c *Caller) Run(ctx context.Context, rc runtime.RemoteCall) *runtime.Outcom
 		}
 		return failed(run, CodeUnavailable, fmt.Sprintf("job %s: its result could not be read (%v); it may still run, and its outcome is stored under the job id", job.ID, err))
 	}
-	return Outcome(r)
+	out := Outcome(r)
+	if r.MayHaveRun && m.Risk != runtime.RiskRead && out.Error != nil {
+		// Dead (or cancelled) after a delivery started it: an act or
+		// dangerous call may have acted, which is uncertain, not failed.
+		out.Error.Code = CodeUncertain
+	}
+	return out
+}
+
+// enqueue publishes job, and through a NATS outage publishes it again
+// under the same id until the server confirms it, ctx ends or
+// enqueuePatience passes (when ctx has no deadline). A publish whose
+// acknowledgement was lost may have reached the stream, so the retries
+// must not make a second job: they are Submits (the stream, then the
+// results, then a publish with the same Nats-Msg-Id).
+func (c *Caller) enqueue(ctx context.Context, job queue.Job) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, enqueuePatience)
+		defer cancel()
+	}
+	_, err := c.q.Enqueue(ctx, job)
+	if err == nil || !errors.Is(err, queue.ErrNATS) {
+		return err
+	}
+	wait := 100 * time.Millisecond
+	for {
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return err
+		}
+		if _, err = c.q.Submit(ctx, job); err == nil || !errors.Is(err, queue.ErrNATS) {
+			return err
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
+}
+
+// unconfirmed is the outcome of a call whose enqueue the server never
+// confirmed: the job may be queued all the same (a lost acknowledgement,
+// or a publish the client buffered while it reconnected and sends when
+// it is back), so it is cancelled where that can be stored.
+func (c *Caller) unconfirmed(ctx context.Context, run *runtime.RemoteRun, err error) *runtime.Outcome {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTimeout)
+	defer cancel()
+	if cerr := c.q.Cancel(cctx, run.Job); cerr != nil {
+		return failed(run, CodeUnavailable, fmt.Sprintf("job %s: the queue did not confirm its enqueue (%v), and it could not be cancelled (%v): it may be queued and run all the same; look for its outcome under the job id before calling again", run.Job, err, cerr))
+	}
+	return failed(run, CodeUnavailable, fmt.Sprintf("job %s: the queue did not confirm its enqueue (%v); it may be queued, so it is cancelled: a worker that had not started it does not run it, and its outcome is stored under the job id", run.Job, err))
 }
 
 // gone is the outcome of a call whose caller stopped waiting.

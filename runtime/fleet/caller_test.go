@@ -3,15 +3,18 @@ package fleet_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/macrokit/macrokit-go/internal/natstest"
 	"github.com/macrokit/macrokit-go/runtime"
 	"github.com/macrokit/macrokit-go/runtime/audit"
 	"github.com/macrokit/macrokit-go/runtime/fleet"
 	"github.com/macrokit/macrokit-go/runtime/queue"
 	"github.com/macrokit/macrokit-go/runtime/sessionlog"
+	"github.com/nats-io/nats.go"
 )
 
 // TestCallThroughQueue: calls dispatched with the Caller as Remote run on
@@ -170,5 +173,92 @@ func TestJobID(t *testing.T) {
 		if len(id) > 120 {
 			t.Errorf("job id of %d bytes", len(id))
 		}
+	}
+}
+
+// TestEnqueueNotConfirmed: a call whose enqueue the server never confirms
+// (NATS stopped mid-call) fails queue_unavailable naming its job and
+// saying it may be queued — not that it did not run: the client keeps
+// what it published meanwhile and sends it once the server is back. Those
+// publishes, the retries under the same job id among them, make one job
+// at most.
+func TestEnqueueNotConfirmed(t *testing.T) {
+	defer fleet.SetTimeouts(time.Second, time.Second)()
+	dir := t.TempDir()
+	s := natstest.Start(t, dir, -1)
+	port := s.Addr().(*net.TCPAddr).Port
+	nc, js := natstest.Connect(t, s.ClientURL())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	q, err := queue.Open(ctx, js, queue.Config{Worker: "w-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := (&rig{started: make(chan struct{}, 1)}).registry(t)
+	m, _ := reg.Lookup("echo")
+	args, cerr := m.Validate(json.RawMessage(`{"text":"x"}`))
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	natstest.Shutdown(s)
+	out := fleet.New(q, nil).Run(context.Background(), runtime.RemoteCall{ID: "c1", Args: args})
+	if out.Error == nil || out.Error.Code != fleet.CodeUnavailable || out.Remote == nil || !strings.Contains(out.Error.Message, out.Remote.Job) ||
+		!strings.Contains(out.Error.Message, "may be queued") || strings.Contains(out.Error.Message, "did not run") {
+		t.Fatalf("outcome %+v (%+v), want queue_unavailable naming the job and saying it may be queued", out.Error, out.Remote)
+	}
+	natstest.Start(t, dir, port)
+	for nc.Status() != nats.CONNECTED {
+		if ctx.Err() != nil {
+			t.Fatal("the client did not reconnect")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := nc.FlushWithContext(ctx); err != nil { // what it kept is on the server now
+		t.Fatal(err)
+	}
+	st, err := js.Stream(ctx, q.Config().Stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.LastSeq > 1 {
+		t.Errorf("%d messages reached the stream for one call, want at most one job", info.State.LastSeq)
+	}
+	t.Logf("the call's job reached the stream: %v", info.State.LastSeq == 1)
+}
+
+// TestDeadAfterStart: a job a delivery started and that then went to the
+// dead letter may have acted: a dangerous call's outcome is uncertain, a
+// read's dead_letter, and both messages say it had started.
+func TestDeadAfterStart(t *testing.T) {
+	r := newRig(t) // MaxDeliver 2
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- r.q.Work(ctx, 2, func(ctx context.Context, d queue.Delivery) queue.Result {
+			if err := d.MarkStarted(ctx); err != nil {
+				return queue.Retry(err.Error())
+			}
+			return queue.Retry("the browser went away") // after it acted
+		})
+	}()
+	defer func() { cancel(); <-done }()
+	yes := runtime.AuditedApprover(runtime.AlwaysApprove, audit.ChannelYes, "operator")
+	for _, tc := range []struct {
+		macro, args string
+		code        runtime.ErrorCode
+	}{
+		{"wipe", `{}`, fleet.CodeUncertain},
+		{"echo", `{"text":"x"}`, fleet.CodeDead},
+	} {
+		t.Run(tc.macro, func(t *testing.T) {
+			out := r.dispatcher(time.Minute, yes).Dispatch(context.Background(), runtime.Call{ID: "c", Name: tc.macro, Args: json.RawMessage(tc.args)})
+			if out.Error == nil || out.Error.Code != tc.code || !strings.Contains(out.Error.Message, "may have acted") {
+				t.Errorf("outcome %+v, want %s saying it may have acted", out.Error, tc.code)
+			}
+		})
 	}
 }

@@ -68,6 +68,9 @@ func callError(r *queue.Result) *runtime.CallError {
 		if e != nil {
 			msg += fmt.Sprintf(" (last error %s: %s)", e.Code, e.Message)
 		}
+		if r.MayHaveRun {
+			msg += "; a delivery had started it, so it may have acted: check before calling again"
+		}
 		return &runtime.CallError{Code: CodeDead, Message: msg}
 	case r.Status == queue.StatusUncertain:
 		msg := "a worker cannot tell whether the call acted: check the site"
@@ -77,6 +80,8 @@ func callError(r *queue.Result) *runtime.CallError {
 		return &runtime.CallError{Code: CodeUncertain, Message: msg}
 	case e == nil:
 		return &runtime.CallError{Code: runtime.CodeInternal, Message: fmt.Sprintf("job %s failed without an error", r.JobID)}
+	case e.Code == queue.CodeCancelled && r.MayHaveRun:
+		return &runtime.CallError{Code: runtime.CodeCancelled, Message: fmt.Sprintf("job %s was cancelled: %s", r.JobID, e.Message)}
 	case e.Code == queue.CodeCancelled:
 		return &runtime.CallError{Code: runtime.CodeCancelled, Message: fmt.Sprintf("job %s was cancelled before a worker started it; it did not run", r.JobID)}
 	case e.Code == queue.CodeExpired:

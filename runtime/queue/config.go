@@ -20,8 +20,14 @@ type Config struct {
 	// macrokit-workers).
 	Durable string
 	// AckWait is how long a delivered job may go without an ack or
-	// heartbeat before the server delivers it again (default 30s); a
-	// running handler heartbeats every AckWait/3.
+	// heartbeat before the server delivers it again. It is the shared
+	// consumer's: Work creates the consumer with it (0: DefaultAckWait),
+	// and a consumer that exists keeps its own. Work heartbeats every
+	// third of the consumer's ack wait as read back from the server; a
+	// non-zero AckWait that differs from it is refused
+	// (ErrAckWaitConflict): workers heartbeating from different values
+	// would have jobs redelivered from under them. 0 takes the
+	// consumer's, whatever it is.
 	AckWait time.Duration
 	// MaxDeliver is how many deliveries a job gets (default 5); the last
 	// one that fails goes to the dead letter.
@@ -75,6 +81,9 @@ const (
 	DefaultDuplicateWindow = 2 * time.Minute
 	DefaultGrace           = 10 * time.Second
 	DefaultRetryDelay      = time.Second
+	// MaxRetryAfter bounds a RetryAfter's delay: a job one worker cannot
+	// run now may be runnable on another.
+	MaxRetryAfter = 30 * time.Second
 )
 
 func (c Config) withDefaults() (Config, error) {
@@ -89,9 +98,6 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Results == "" {
 		c.Results = DefaultResults
-	}
-	if c.AckWait == 0 {
-		c.AckWait = DefaultAckWait
 	}
 	if c.MaxDeliver == 0 {
 		c.MaxDeliver = DefaultMaxDeliver

@@ -18,6 +18,9 @@ type DeadLetter struct {
 	Attempts int       `json:"attempts"`
 	Worker   string    `json:"worker"`
 	At       time.Time `json:"at"`
+	// MayHaveRun: a delivery had marked the job started, so it may have
+	// acted (see Result.MayHaveRun).
+	MayHaveRun bool `json:"may_have_run,omitempty"`
 	// Raw is the message body when it was not a Job (CodeBadJob).
 	Raw []byte `json:"raw,omitempty"`
 }
@@ -49,7 +52,7 @@ func (q *Queue) bury(ctx context.Context, msg jetstream.Msg, d DeadLetter) {
 		e := d.Error
 		err = q.store(ctx, Result{
 			JobID: d.Job.ID, Batch: d.Job.Batch, Row: d.Job.Row, Status: StatusDead,
-			Error: &e, Worker: d.Worker, Attempt: d.Attempts, Finished: d.At,
+			Error: &e, Worker: d.Worker, Attempt: d.Attempts, Finished: d.At, MayHaveRun: d.MayHaveRun,
 		})
 	}
 	if err != nil {

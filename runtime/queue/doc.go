@@ -14,8 +14,9 @@
 // A handler's Result is final unless it is Retry(...) (Status failed,
 // error code CodeRetry), a panic or has no Status: those are delivered
 // again, and on delivery MaxDeliver become a dead letter with a Result
-// of StatusDead. A redelivered job (Delivery.Redelivered) may already
-// have acted: handlers of act and dangerous macros check the effect
+// of StatusDead (MayHaveRun when a delivery had marked it started). A job
+// an earlier delivery started (Delivery.MayHaveRun) may already have
+// acted: handlers of act and dangerous macros check the effect
 // (done_check) and report StatusUncertain when it cannot be proven;
 // docs/scale.md has the rules. The package links no browser or runtime
 // core: the worker, batch --nats and serve --nats commands build on it.

@@ -32,6 +32,9 @@ const (
 	// CodeExpired, on a failed Result: a worker took the job after its
 	// Deadline, and it did not run.
 	CodeExpired = "expired"
+	// CodeAckWaitConflict: Work was given an AckWait other than the one
+	// the shared consumer has (see Config.AckWait).
+	CodeAckWaitConflict = "ack_wait_conflict"
 	// CodeSealed, on a failed Result: the job's arguments are sealed and
 	// this worker has no key, or not the enqueuer's; it did not run.
 	CodeSealed = "sealed_args"
@@ -66,6 +69,8 @@ var (
 	ErrInvalidJob    = &Error{Code: CodeInvalidJob, Message: "invalid job"}
 	ErrInvalidConfig = &Error{Code: CodeInvalidConfig, Message: "invalid config"}
 	ErrNATS          = &Error{Code: CodeNATS, Message: "nats"}
+	// ErrAckWaitConflict matches an *AckWaitConflict.
+	ErrAckWaitConflict = &Error{Code: CodeAckWaitConflict, Message: "ack wait conflict"}
 )
 
 func natsErr(what string, err error) error {

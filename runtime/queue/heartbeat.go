@@ -19,14 +19,16 @@ type heldMsg struct {
 	stop func()
 }
 
-// hold starts msg's heartbeat: InProgress at once, then every AckWait/3.
-func (q *Queue) hold(msg jetstream.Msg) *heldMsg {
+// hold starts msg's heartbeat: InProgress at once, then every period (a
+// third of the consumer's ack wait as the server reports it, not of this
+// worker's configuration: another worker may have made the consumer).
+func hold(msg jetstream.Msg, every time.Duration) *heldMsg {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		_ = msg.InProgress()
-		t := time.NewTicker(max(q.cfg.AckWait/3, time.Millisecond))
+		t := time.NewTicker(max(every, time.Millisecond))
 		defer t.Stop()
 		for {
 			select {
@@ -42,7 +44,7 @@ func (q *Queue) hold(msg jetstream.Msg) *heldMsg {
 }
 
 // The settling calls stop the heartbeat first: a progress report after a
-// nak would push its redelivery back by a whole AckWait.
+// nak would push its redelivery back by a whole ack wait.
 
 // Ack stops the heartbeat and acks.
 func (m *heldMsg) Ack() error { m.stop(); return m.Msg.Ack() }

@@ -88,9 +88,18 @@ type Result struct {
 	Worker string `json:"worker,omitempty"`
 	// Attempt is the delivery the outcome came from (1 = first).
 	Attempt int `json:"attempt"`
+	// MayHaveRun, on a Result the queue stored itself (dead, cancelled,
+	// expired, sealed_args), says a delivery had marked the job started
+	// (Delivery.MarkStarted) and left no outcome: it may have acted. An
+	// act or dangerous job like that is uncertain for its collector, not
+	// failed, and must not be run again blindly.
+	MayHaveRun bool `json:"may_have_run,omitempty"`
 	// SessionLog is where the call's session log (and screenshots) are.
 	SessionLog string    `json:"session_log,omitempty"`
 	Finished   time.Time `json:"finished"`
+
+	// retryIn is RetryAfter's delay (not stored: a retry is never stored).
+	retryIn time.Duration
 }
 
 // FailedCheck is one check of a call that did not pass (the shape of a
@@ -111,6 +120,16 @@ type FailedCheck struct {
 // dead letter with this error instead.
 func Retry(message string) Result {
 	return Result{Status: StatusFailed, Error: &ErrorInfo{Code: CodeRetry, Message: message}}
+}
+
+// RetryAfter is Retry with the delay before the job is offered again:
+// the time until a browser pool probes its endpoints again (farm's
+// RetryIn), rather than the queue's RetryDelay. Work bounds it to
+// [RetryDelay, MaxRetryAfter].
+func RetryAfter(message string, after time.Duration) Result {
+	r := Retry(message)
+	r.retryIn = after
+	return r
 }
 
 // wantsRetry says whether r asks for redelivery: Status failed with error

@@ -192,23 +192,3 @@ func (q *Queue) store(ctx context.Context, r Result) error {
 	}
 	return nil
 }
-
-// markStarted stores that job id started running (on which delivery).
-func (q *Queue) markStarted(ctx context.Context, id string, attempt int) error {
-	if _, err := q.started.Put(ctx, id, []byte(fmt.Sprintf(`{"attempt":%d,"worker":%q}`, attempt, q.cfg.Worker))); err != nil {
-		return natsErr("marking "+id+" started", err)
-	}
-	return nil
-}
-
-// hasStarted says whether an earlier delivery of job id marked it started.
-func (q *Queue) hasStarted(ctx context.Context, id string) (bool, error) {
-	_, err := q.started.Get(ctx, id)
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, jetstream.ErrKeyNotFound):
-		return false, nil
-	}
-	return false, natsErr("reading the start mark of "+id, err)
-}

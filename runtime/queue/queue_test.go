@@ -57,8 +57,9 @@ func TestEnqueueDedupe(t *testing.T) {
 	}
 }
 
-// TestOpenConfig: defaults are filled in and impossible configurations
-// are refused with CodeInvalidConfig.
+// TestOpenConfig: defaults are filled in (an unset AckWait stays 0: it
+// takes the consumer's) and impossible configurations are refused with
+// CodeInvalidConfig.
 func TestOpenConfig(t *testing.T) {
 	s := startServer(t, t.TempDir(), -1)
 	js := connect(t, s)
@@ -68,7 +69,7 @@ func TestOpenConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := q.Config()
-	if c.Stream != DefaultStream || c.Subject != DefaultSubject || c.AckWait != DefaultAckWait || c.MaxDeliver != DefaultMaxDeliver || c.DuplicateWindow != DefaultDuplicateWindow {
+	if c.Stream != DefaultStream || c.Subject != DefaultSubject || c.AckWait != 0 || c.MaxDeliver != DefaultMaxDeliver || c.DuplicateWindow != DefaultDuplicateWindow {
 		t.Errorf("defaults not applied: %+v", c)
 	}
 	st, err := js.Stream(ctx, DefaultStream)

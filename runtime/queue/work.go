@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -24,11 +25,12 @@ type Delivery struct {
 	// otherwise returns StatusUncertain. read macros simply rerun. The
 	// rule is the handler's; the queue only reports the redelivery.
 	Redelivered bool
-	// MayHaveRun is set when an earlier delivery called MarkStarted: that
+	// MayHaveRun is set when an earlier delivery called MarkStarted (that
 	// delivery got as far as running the macro, so its effect may be
-	// there. This, not Redelivered, is what the act/dangerous rule keys
-	// on: a job nak'ed before it started (no free browser, a drain) is
-	// redelivered without it.
+	// there) or the job's enqueuer called MarkMayHaveRun (it repeats work
+	// that may have acted). This, not Redelivered, is what the
+	// act/dangerous rule keys on: a job nak'ed before it started (no
+	// free browser, a drain) is redelivered without it.
 	MayHaveRun bool
 
 	mark func(context.Context) error
@@ -54,37 +56,62 @@ type Handler func(ctx context.Context, d Delivery) Result
 // shorten it).
 var opTimeout = 10 * time.Second
 
+// WorkOption changes how Work takes jobs.
+type WorkOption func(*workOptions)
+
+type workOptions struct {
+	gate   func(context.Context) error
+	joined func(ackWait time.Duration)
+}
+
+// Joined has Work tell joined the consumer's ack wait once it has joined
+// the shared consumer, before its first pull (a worker's startup line).
+func Joined(joined func(ackWait time.Duration)) WorkOption {
+	return func(o *workOptions) { o.joined = joined }
+}
+
+// Gate has Work wait on ready before each pull: while ready blocks this
+// worker takes no job, so jobs stay on the stream for workers that can
+// run them and none spends a delivery on this one (its every browser
+// endpoint is down). ready returns nil when a job could run now, or ctx's
+// error once ctx is done.
+func Gate(ready func(ctx context.Context) error) WorkOption {
+	return func(o *workOptions) { o.gate = ready }
+}
+
 // Work pulls jobs from the shared durable consumer and runs up to slots
-// handlers at once; it pulls only when a slot is free, so this worker
-// never holds more unacked jobs than slots. While a handler runs its job
-// is heartbeated (InProgress) every AckWait/3.
+// handlers at once; it pulls only when a slot is free (and its Gate, if
+// any, lets it), so this worker never holds more unacked jobs than
+// slots. A job is heartbeated (InProgress) every third of the consumer's
+// ack wait, as the server reports it, from its arrival until it is
+// settled.
 //
 // After a handler returns: a final Result is stored under the job ID,
 // then the job is acked (so an outcome is never lost to a crash between
 // the two; a redelivery finds the stored result and is only acked). A
-// retry (see Retry), a panic or a Result with no Status is nak'ed with
-// RetryDelay, except on delivery MaxDeliver: then the job goes to the
-// dead letter and its Result is stored with StatusDead.
+// retry (see Retry, RetryAfter), a panic or a Result with no Status is
+// nak'ed, except on delivery MaxDeliver: then the job goes to the dead
+// letter and its Result is stored with StatusDead (and MayHaveRun when a
+// delivery had marked it started).
 //
 // When ctx is cancelled Work stops pulling; handlers keep a live context
 // for Grace, and any job not finished by then is nak'ed so another worker
 // takes it. Work returns nil after such a drain, or an error when the
-// consumer cannot be set up.
-func (q *Queue) Work(ctx context.Context, slots int, handle Handler) error {
+// consumer cannot be set up (an *AckWaitConflict among them).
+func (q *Queue) Work(ctx context.Context, slots int, handle Handler, opts ...WorkOption) error {
 	if slots < 1 {
 		return &Error{Code: CodeInvalidConfig, Message: fmt.Sprintf("slots must be at least 1, not %d", slots)}
 	}
-	cons, err := q.js.CreateOrUpdateConsumer(ctx, q.cfg.Stream, jetstream.ConsumerConfig{
-		Durable:       q.cfg.Durable,
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       q.cfg.AckWait,
-		MaxAckPending: q.cfg.MaxAckPending,
-		// The worker counts deliveries itself: a server-side limit would
-		// strand a job whose worker died on its last delivery.
-		MaxDeliver: -1,
-	})
+	var o workOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	cons, ackWait, err := q.join(ctx)
 	if err != nil {
-		return natsErr("creating consumer "+q.cfg.Durable, err)
+		return err
+	}
+	if o.joined != nil {
+		o.joined(ackWait)
 	}
 
 	// base stays live for Grace after ctx is cancelled: the handlers' and
@@ -111,6 +138,22 @@ func (q *Queue) Work(ctx context.Context, slots int, handle Handler) error {
 		case <-ctx.Done():
 			return nil
 		}
+		if o.gate != nil {
+			if err := o.gate(ctx); err != nil {
+				<-sem
+				if ctx.Err() != nil {
+					return nil
+				}
+				// A gate that gave up early is asked again, not in a
+				// hot loop.
+				select {
+				case <-time.After(250 * time.Millisecond):
+				case <-ctx.Done():
+					return nil
+				}
+				continue
+			}
+		}
 		msg, err := next(ctx, cons)
 		if msg == nil {
 			<-sem
@@ -132,7 +175,7 @@ func (q *Queue) Work(ctx context.Context, slots int, handle Handler) error {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			q.process(base, msg, handle)
+			q.process(base, msg, handle, ackWait)
 		}()
 	}
 }
@@ -151,8 +194,8 @@ func next(ctx context.Context, cons jetstream.Consumer) (jetstream.Msg, error) {
 
 // process runs one delivered message to its end: stored and acked,
 // nak'ed, or buried. base is cancelled when a drain's grace is over.
-func (q *Queue) process(base context.Context, delivered jetstream.Msg, handle Handler) {
-	msg := q.hold(delivered)
+func (q *Queue) process(base context.Context, delivered jetstream.Msg, handle Handler, ackWait time.Duration) {
+	msg := hold(delivered, ackWait/3)
 	defer msg.stop() // settled on every path; this covers a panic
 	op, cancel := context.WithTimeout(context.WithoutCancel(base), opTimeout)
 	defer cancel()
@@ -189,7 +232,7 @@ func (q *Queue) process(base context.Context, delivered jetstream.Msg, handle Ha
 		return
 	}
 	if attempt > q.cfg.MaxDeliver {
-		q.bury(op, msg, DeadLetter{Job: job, Attempts: attempt, Worker: q.cfg.Worker, At: now,
+		q.bury(op, msg, DeadLetter{Job: job, Attempts: attempt, Worker: q.cfg.Worker, At: now, MayHaveRun: mayHaveRun,
 			Error: ErrorInfo{Code: CodeExhausted, Message: fmt.Sprintf("delivered %d times without an outcome (MaxDeliver %d)", attempt, q.cfg.MaxDeliver)}})
 		return
 	}
@@ -202,14 +245,17 @@ func (q *Queue) process(base context.Context, delivered jetstream.Msg, handle Ha
 	opened, ok := openArgs(q.cfg.Key, job)
 	switch {
 	case !ok:
-		gone = &ErrorInfo{Code: CodeSealed, Message: "the job's arguments are sealed and this worker cannot open them (every enqueuer and worker needs the same MACROKIT_IDENTITY_KEY); it did not run"}
+		gone = &ErrorInfo{Code: CodeSealed, Message: "the job's arguments are sealed and this worker cannot open them (every enqueuer and worker needs the same MACROKIT_IDENTITY_KEY); " + notRun(mayHaveRun)}
 	case q.cancelled(op, job.ID):
 		gone = &ErrorInfo{Code: CodeCancelled, Message: "cancelled before it started; it did not run"}
+		if mayHaveRun {
+			gone.Message = "cancelled; " + notRun(true)
+		}
 	case !job.Deadline.IsZero() && !now.Before(job.Deadline):
-		gone = &ErrorInfo{Code: CodeExpired, Message: fmt.Sprintf("taken after its deadline (%s); it did not run", job.Deadline.Format(time.RFC3339))}
+		gone = &ErrorInfo{Code: CodeExpired, Message: fmt.Sprintf("taken after its deadline (%s); %s", job.Deadline.Format(time.RFC3339), notRun(mayHaveRun))}
 	}
 	if gone != nil {
-		r := Result{JobID: job.ID, Batch: job.Batch, Row: job.Row, Status: StatusFailed, Error: gone, Worker: q.cfg.Worker, Attempt: attempt, Finished: now}
+		r := Result{JobID: job.ID, Batch: job.Batch, Row: job.Row, Status: StatusFailed, Error: gone, Worker: q.cfg.Worker, Attempt: attempt, Finished: now, MayHaveRun: mayHaveRun}
 		if err := q.store(op, r); err != nil {
 			q.failed(OpStore, job.ID, err)
 			_ = msg.NakWithDelay(q.cfg.RetryDelay)
@@ -227,6 +273,14 @@ func (q *Queue) process(base context.Context, delivered jetstream.Msg, handle Ha
 		defer c()
 	}
 	q.watchCancel(hctx, job.ID, stopHandler)
+	var marked atomic.Bool // this delivery stored its start mark
+	mark := func(ctx context.Context) error {
+		if err := q.markStarted(ctx, job.ID, attempt); err != nil {
+			return err
+		}
+		marked.Store(true)
+		return nil
+	}
 	done := make(chan Result, 1)
 	go func() {
 		defer func() {
@@ -234,8 +288,7 @@ func (q *Queue) process(base context.Context, delivered jetstream.Msg, handle Ha
 				done <- Result{Error: &ErrorInfo{Code: CodeHandlerBug, Message: fmt.Sprintf("handler panicked: %v", p)}}
 			}
 		}()
-		done <- handle(hctx, Delivery{Job: opened, Attempt: attempt, Redelivered: attempt > 1, MayHaveRun: mayHaveRun,
-			mark: func(ctx context.Context) error { return q.markStarted(ctx, job.ID, attempt) }})
+		done <- handle(hctx, Delivery{Job: opened, Attempt: attempt, Redelivered: attempt > 1, MayHaveRun: mayHaveRun, mark: mark})
 	}()
 
 	var r Result
@@ -264,10 +317,11 @@ func (q *Queue) process(base context.Context, delivered jetstream.Msg, handle Ha
 	}
 	if r.Status == "" || r.wantsRetry() {
 		if attempt >= q.cfg.MaxDeliver {
-			q.bury(op, msg, DeadLetter{Job: job, Error: *r.Error, Attempts: attempt, Worker: q.cfg.Worker, At: time.Now().UTC()})
+			q.bury(op, msg, DeadLetter{Job: job, Error: *r.Error, Attempts: attempt, Worker: q.cfg.Worker, At: time.Now().UTC(),
+				MayHaveRun: mayHaveRun || marked.Load()})
 			return
 		}
-		_ = msg.NakWithDelay(q.cfg.RetryDelay)
+		_ = msg.NakWithDelay(q.retryDelay(r))
 		return
 	}
 	r.JobID, r.Batch, r.Row, r.Attempt = job.ID, job.Batch, job.Row, attempt
@@ -284,6 +338,21 @@ func (q *Queue) process(base context.Context, delivered jetstream.Msg, handle Ha
 		return
 	}
 	q.ack(op, msg, job.ID)
+}
+
+// notRun says what a job the queue settled without its handler did: it
+// did not run, unless an earlier delivery started it.
+func notRun(mayHaveRun bool) string {
+	if mayHaveRun {
+		return "not run again, but an earlier delivery started it and left no outcome: it may have acted"
+	}
+	return "it did not run"
+}
+
+// retryDelay is the nak delay of a retry: RetryAfter's, bounded to
+// [RetryDelay, MaxRetryAfter], else RetryDelay.
+func (q *Queue) retryDelay(r Result) time.Duration {
+	return min(max(r.retryIn, q.cfg.RetryDelay), max(MaxRetryAfter, q.cfg.RetryDelay))
 }
 
 // ack acks a settled job and waits for the server to confirm.

@@ -156,22 +156,43 @@ func TestDrainRedelivers(t *testing.T) {
 // TestDeadLetter: a job whose handler never gives a final Result (asks
 // for a retry, panics, returns no status) is delivered MaxDeliver times,
 // then is on the dead-letter subject with the last error and has a
-// Result with status dead; a final failure is stored at once.
+// Result with status dead; a final failure is stored at once. A dead job
+// a delivery had marked started says it may have run (it may have acted:
+// its collector must not call it failed and run it again).
 func TestDeadLetter(t *testing.T) {
+	retry := func(_ context.Context, d Delivery) Result {
+		return Retry(fmt.Sprintf("endpoint down (attempt %d)", d.Attempt))
+	}
 	cases := []struct {
-		name      string
-		handle    func(attempt int) Result
-		wantCalls int32
-		status    Status
-		code      string
-		message   string
+		name       string
+		handle     func(ctx context.Context, d Delivery) Result
+		wantCalls  int32
+		status     Status
+		code       string
+		message    string
+		mayHaveRun bool
 	}{
-		{"retry every time", func(a int) Result { return Retry(fmt.Sprintf("endpoint down (attempt %d)", a)) }, 3, StatusDead, CodeRetry, "endpoint down (attempt 3)"},
-		{"panics", func(a int) Result { panic(fmt.Sprintf("bug %d", a)) }, 3, StatusDead, CodeHandlerBug, "handler panicked: bug 3"},
-		{"no status", func(int) Result { return Result{} }, 3, StatusDead, CodeHandlerBug, "handler returned a Result with no status"},
-		{"final failure", func(int) Result {
+		{"retry every time", retry, 3, StatusDead, CodeRetry, "endpoint down (attempt 3)", false},
+		{"started, then retried every time", func(ctx context.Context, d Delivery) Result {
+			if d.Attempt == 1 {
+				if err := d.MarkStarted(ctx); err != nil {
+					return Retry(err.Error())
+				}
+				return Retry("the browser went away after it acted")
+			}
+			return retry(ctx, d)
+		}, 3, StatusDead, CodeRetry, "endpoint down (attempt 3)", true},
+		{"started on the last delivery", func(ctx context.Context, d Delivery) Result {
+			if d.Attempt == 3 {
+				_ = d.MarkStarted(ctx)
+			}
+			return retry(ctx, d)
+		}, 3, StatusDead, CodeRetry, "endpoint down (attempt 3)", true},
+		{"panics", func(_ context.Context, d Delivery) Result { panic(fmt.Sprintf("bug %d", d.Attempt)) }, 3, StatusDead, CodeHandlerBug, "handler panicked: bug 3", false},
+		{"no status", func(context.Context, Delivery) Result { return Result{} }, 3, StatusDead, CodeHandlerBug, "handler returned a Result with no status", false},
+		{"final failure", func(context.Context, Delivery) Result {
 			return Result{Status: StatusFailed, Error: &ErrorInfo{Code: "step_failed", Message: "no such customer"}}
-		}, 1, StatusFailed, "step_failed", "no such customer"},
+		}, 1, StatusFailed, "step_failed", "no such customer", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -181,13 +202,13 @@ func TestDeadLetter(t *testing.T) {
 			var calls atomic.Int32
 			work(t, q, 1, func(ctx context.Context, d Delivery) Result {
 				calls.Add(1)
-				return c.handle(d.Attempt)
+				return c.handle(ctx, d)
 			})
 			job := Job{ID: "doomed", Macro: "add_customer", Batch: "b1", Args: json.RawMessage(`{"email":"a@b.c"}`)}
 			enqueue(t, q, job)
 			r := waitResult(t, q, "doomed", 15*time.Second)
-			if r.Status != c.status || r.Error == nil || r.Error.Code != c.code || r.Error.Message != c.message || r.Attempt != int(c.wantCalls) {
-				t.Errorf("result %+v (error %+v), want %s %s %q at attempt %d", r, r.Error, c.status, c.code, c.message, c.wantCalls)
+			if r.Status != c.status || r.Error == nil || r.Error.Code != c.code || r.Error.Message != c.message || r.Attempt != int(c.wantCalls) || r.MayHaveRun != c.mayHaveRun {
+				t.Errorf("result %+v (error %+v), want %s %s %q at attempt %d, may have run %v", r, r.Error, c.status, c.code, c.message, c.wantCalls, c.mayHaveRun)
 			}
 			if n := calls.Load(); n != c.wantCalls {
 				t.Errorf("handler ran %d times, want %d", n, c.wantCalls)
@@ -211,7 +232,7 @@ func TestDeadLetter(t *testing.T) {
 			if err := json.Unmarshal(raw.Data, &dl); err != nil {
 				t.Fatal(err)
 			}
-			if dl.Job.ID != job.ID || string(dl.Job.Args) != string(job.Args) || dl.Error.Code != c.code || dl.Error.Message != c.message || dl.Attempts != 3 {
+			if dl.Job.ID != job.ID || string(dl.Job.Args) != string(job.Args) || dl.Error.Code != c.code || dl.Error.Message != c.message || dl.Attempts != 3 || dl.MayHaveRun != c.mayHaveRun {
 				t.Errorf("dead letter %+v, want the job with %s %q after 3 attempts", dl, c.code, c.message)
 			}
 		})
@@ -366,14 +387,20 @@ func TestStoredResultNotRerun(t *testing.T) {
 
 // TestMayHaveRun: a redelivery says it may have run only when an earlier
 // delivery marked the job started; a job retried before it started (no
-// browser free) comes back clean.
+// browser free) comes back clean. A job its enqueuer marked
+// (MarkMayHaveRun: it repeats work that may have acted) has it from its
+// first delivery.
 func TestMayHaveRun(t *testing.T) {
 	s := startServer(t, t.TempDir(), -1)
 	q := openQueue(t, connect(t, s), testConfig())
 	var mu sync.Mutex
 	second := map[string]Delivery{}
+	first := map[string]bool{}
 	work(t, q, 2, func(ctx context.Context, d Delivery) Result {
 		if d.Attempt == 1 {
+			mu.Lock()
+			first[d.Job.ID] = d.MayHaveRun
+			mu.Unlock()
 			if d.Job.Macro == "marks" {
 				if err := d.MarkStarted(ctx); err != nil {
 					return Retry(err.Error())
@@ -386,8 +413,11 @@ func TestMayHaveRun(t *testing.T) {
 		mu.Unlock()
 		return Result{Status: StatusOK}
 	})
-	enqueue(t, q, Job{ID: "marked", Macro: "marks"}, Job{ID: "unmarked", Macro: "retries"})
-	for id, want := range map[string]bool{"marked": true, "unmarked": false} {
+	if err := q.MarkMayHaveRun(context.Background(), "carried"); err != nil {
+		t.Fatal(err)
+	}
+	enqueue(t, q, Job{ID: "marked", Macro: "marks"}, Job{ID: "unmarked", Macro: "retries"}, Job{ID: "carried", Macro: "retries"})
+	for id, want := range map[string]bool{"marked": true, "unmarked": false, "carried": true} {
 		waitResult(t, q, id, 10*time.Second)
 		mu.Lock()
 		d := second[id]
@@ -395,6 +425,11 @@ func TestMayHaveRun(t *testing.T) {
 		if d.Attempt != 2 || d.MayHaveRun != want {
 			t.Errorf("%s: second delivery %+v, want attempt 2 with MayHaveRun %v", id, d, want)
 		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !first["carried"] || first["unmarked"] {
+		t.Errorf("first deliveries' MayHaveRun %v: want it set only on the job its enqueuer marked", first)
 	}
 	if err := (Delivery{}).MarkStarted(context.Background()); !errors.Is(err, ErrInvalidConfig) {
 		t.Errorf("MarkStarted outside Work = %v, want ErrInvalidConfig", err)

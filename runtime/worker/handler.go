@@ -20,10 +20,17 @@ type Handler struct {
 	// Dispatcher returns the dispatcher a job runs on: its identity's,
 	// with an approver for a dangerous job the worker's policy lets run.
 	Dispatcher func(job queue.Job) (*runtime.Dispatcher, error)
-	// Ready, when set, says whether a browser can be had now. A job is
-	// not started while it says no: it is retried (nak'ed with a delay)
-	// with no start mark, so its redelivery runs normally.
-	Ready func() error
+	// Ready, when set, says whether a browser can be had now (it may
+	// probe a pool whose every endpoint is down, within ctx). WaitReady
+	// waits on it before each pull, so a worker with no usable browser
+	// takes no job. A job that arrives while it says no (the pool died
+	// after the pull) is not started: it is retried with no start mark,
+	// after the delay the error carries (a RetryAfter() time.Duration
+	// method: farm.Error's RetryIn), so its redelivery runs normally.
+	Ready func(ctx context.Context) error
+	// Paused, when set, is told when WaitReady starts holding pulls back
+	// (err: why) and when it lets them go again (nil).
+	Paused func(err error)
 	// Lost, when set, says whether a call's error means its browser went
 	// away under it (a dead remote endpoint). Such a job is retried; it
 	// was marked started, so an act or dangerous macro's redelivery goes
@@ -70,8 +77,8 @@ func (h *Handler) handle(ctx context.Context, d queue.Delivery) queue.Result {
 		return failed(string(runtime.CodeIdentity), err.Error())
 	}
 	if h.Ready != nil {
-		if err := h.Ready(); err != nil {
-			return queue.Retry("no browser: " + err.Error())
+		if err := h.Ready(ctx); err != nil {
+			return queue.RetryAfter("no browser: "+err.Error(), retryIn(err))
 		}
 	}
 	data := map[string]any{"job": job.ID, "attempt": d.Attempt}
@@ -92,11 +99,63 @@ func (h *Handler) handle(ctx context.Context, d queue.Delivery) queue.Result {
 	}
 	out := disp.DispatchValidData(ctx, job.ID, 1, valid, data)
 	if out.Error != nil && (lost() || h.Lost != nil && h.Lost(out.Error)) {
-		return queue.Retry("the browser went away: " + out.Error.Message)
+		return queue.RetryAfter("the browser went away: "+out.Error.Message, retryIn(out.Error))
 	}
 	r := fromOutcome(out)
 	r.SessionLog = h.SessionLog
 	return r
+}
+
+// The bounds of WaitReady's pause between two asks of Ready: not a hot
+// loop, and a pool that is back is noticed within seconds.
+const (
+	minReadyWait = 50 * time.Millisecond
+	maxReadyWait = 5 * time.Second
+)
+
+// WaitReady returns once Ready says a browser can be had (at once without
+// Ready), or ctx's error: the queue's Gate, so that a worker whose every
+// browser is down pulls no job and spends none of a job's deliveries.
+// While Ready says no it asks again after the delay the error carries,
+// bounded to [minReadyWait, maxReadyWait].
+func (h *Handler) WaitReady(ctx context.Context) error {
+	if h.Ready == nil {
+		return ctx.Err()
+	}
+	paused := false
+	for {
+		err := h.Ready(ctx)
+		if err == nil {
+			if paused && h.Paused != nil {
+				h.Paused(nil)
+			}
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !paused && h.Paused != nil {
+			h.Paused(err)
+		}
+		paused = true
+		t := time.NewTimer(min(max(retryIn(err), minReadyWait), maxReadyWait))
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+}
+
+// retryIn is when err says to try again (farm.Error's RetryIn, by its
+// RetryAfter method), or 0: the queue's RetryDelay.
+func retryIn(err error) time.Duration {
+	var r interface{ RetryAfter() time.Duration }
+	if errors.As(err, &r) {
+		return r.RetryAfter()
+	}
+	return 0
 }
 
 // decide applies the done check to a job an earlier delivery may have

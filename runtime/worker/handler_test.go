@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -140,7 +141,7 @@ func TestHandlerRedeliveryRule(t *testing.T) {
 		delete(notReady, a.Email)
 		readyMu.Unlock()
 		h2 := *h
-		h2.Ready = func() error {
+		h2.Ready = func(context.Context) error {
 			if busy {
 				return errors.New("every endpoint is down")
 			}
@@ -260,4 +261,123 @@ func value(c prometheus.Counter) float64 {
 	var m dto.Metric
 	_ = c.Write(&m)
 	return m.GetCounter().GetValue()
+}
+
+// poolDown is a browser pool's "not ready", with when to ask again (as
+// farm.Error says it).
+type poolDown struct{ in time.Duration }
+
+func (e poolDown) Error() string             { return "every browser endpoint is down" }
+func (e poolDown) RetryAfter() time.Duration { return e.in }
+
+// TestPoolDown: a worker whose browser pool is down takes no job — for
+// much longer than MaxDeliver × RetryDelay, which used to dead-letter a
+// job in 60 ms (each refusal was a delivery) — and says so once; when the
+// pool is back the job runs once, ok, on its first delivery. A job that
+// arrives as the pool dies is handed back, unstarted, after the pool's
+// retry-in, not the queue's 20 ms RetryDelay.
+func TestPoolDown(t *testing.T) {
+	store := func(email string) json.RawMessage {
+		a, _ := json.Marshal(args{Email: email})
+		return a
+	}
+	newHandler := func(s *site, ready func(context.Context) error, metrics *Metrics) *Handler {
+		reg := registry(t, s)
+		disp := &runtime.Dispatcher{Registry: reg}
+		return &Handler{Registry: reg, Dispatcher: func(queue.Job) (*runtime.Dispatcher, error) { return disp, nil }, Ready: ready, Metrics: metrics}
+	}
+	run := func(t *testing.T, q *queue.Queue, h queue.Handler, opts ...queue.WorkOption) {
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- q.Work(ctx, 1, h, opts...) }()
+		t.Cleanup(func() { stop(); <-done })
+	}
+
+	t.Run("no job is taken while the pool is down", func(t *testing.T) {
+		s := &site{writes: map[string]int{}, calls: map[string]int{}}
+		q := startQueue(t) // MaxDeliver 3, RetryDelay 20ms
+		var down atomic.Bool
+		down.Store(true)
+		var asks atomic.Int32
+		metrics := NewMetrics(nil, nil)
+		h := newHandler(s, func(context.Context) error {
+			if down.Load() {
+				asks.Add(1)
+				return poolDown{in: 50 * time.Millisecond}
+			}
+			return nil
+		}, metrics)
+		var mu sync.Mutex
+		var paused []error
+		h.Paused = func(err error) { mu.Lock(); paused = append(paused, err); mu.Unlock() }
+		run(t, q, h.Handle, queue.Gate(h.WaitReady))
+		if _, err := q.Enqueue(context.Background(), queue.Job{ID: "j", Macro: "store", Args: store("down@x")}); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for asks.Load() < 20 { // about a second of outage, 16× MaxDeliver × RetryDelay
+			if time.Now().After(deadline) {
+				t.Fatalf("Ready asked %d times", asks.Load())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if got := value(metrics.jobs.WithLabelValues("store", "retry")); got != 0 || s.count("down@x") != 0 {
+			t.Fatalf("while the pool was down the job was handled %v time(s) and written %d", got, s.count("down@x"))
+		}
+		down.Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		r, err := q.Wait(ctx, "j")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != queue.StatusOK || r.Attempt != 1 || s.count("down@x") != 1 {
+			t.Errorf("result %s at attempt %d (%+v), %d write(s); want ok on the first delivery, one write", r.Status, r.Attempt, r.Error, s.count("down@x"))
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(paused) != 2 || paused[0] == nil || paused[1] != nil {
+			t.Errorf("Paused heard %v, want the outage once, then its end", paused)
+		}
+	})
+
+	t.Run("a job held as the pool dies comes back after its retry-in", func(t *testing.T) {
+		s := &site{writes: map[string]int{}, calls: map[string]int{}}
+		q := startQueue(t)
+		var refused atomic.Bool
+		const retryIn = 400 * time.Millisecond
+		h := newHandler(s, func(context.Context) error {
+			if refused.CompareAndSwap(false, true) {
+				return poolDown{in: retryIn} // the pull was made while it was up
+			}
+			return nil
+		}, nil)
+		var mu sync.Mutex
+		var at []time.Time
+		var marked []bool
+		run(t, q, func(ctx context.Context, d queue.Delivery) queue.Result {
+			mu.Lock()
+			at = append(at, time.Now())
+			marked = append(marked, d.MayHaveRun)
+			mu.Unlock()
+			return h.Handle(ctx, d)
+		})
+		if _, err := q.Enqueue(context.Background(), queue.Job{ID: "j", Macro: "store", Args: store("held@x")}); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		r, err := q.Wait(ctx, "j")
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Status != queue.StatusOK || r.Attempt != 2 || len(at) != 2 || marked[1] || s.count("held@x") != 1 {
+			t.Fatalf("result %s at attempt %d, %d deliveries (may have run %v), %d write(s); want ok on the second, unstarted, one write", r.Status, r.Attempt, len(at), marked, s.count("held@x"))
+		}
+		if gap := at[1].Sub(at[0]); gap < retryIn {
+			t.Errorf("the job came back %s after it was handed back, want at least the pool's retry-in %s", gap, retryIn)
+		}
+	})
 }
