@@ -21,15 +21,31 @@ const envStdio = "MCPTEST_STDIO"
 // testToken is the close tool's credential.
 const testToken = "s3cret-ticket-token"
 
+// envRequireKey makes the stdio server refuse to start unless
+// TICKETS_API_KEY is stdioKey: a credential it gets only through its
+// configured env.
+const envRequireKey = "MCPTEST_STRICT"
+
+// stdioKey is the stdio server's credential.
+const stdioKey = "k3y-for-the-stdio-tickets"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(envStdio) == "1" {
+		if os.Getenv(envRequireKey) == "1" && os.Getenv("TICKETS_API_KEY") != stdioKey {
+			fmt.Fprintln(os.Stderr, "TICKETS_API_KEY is not this server's key")
+			os.Exit(3)
+		}
 		if err := newTicketServer(&tickets{}).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if buildDir != "" {
+		_ = os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
 }
 
 // tickets counts what the server did: its side effects.

@@ -283,7 +283,7 @@ func Connect(ctx context.Context, s Server, o Options) (*mcp.ClientSession, []*m
 		for _, k := range keys {
 			v, err := s.Env[k].resolve(o.Getenv)
 			if err != nil {
-				return nil, nil, unavailable("env %s: %v", k, err)
+				return nil, nil, &runtime.MCPError{Code: runtime.MCPUnavailable, Server: s.Name, Msg: fmt.Sprintf("env %s: %v", k, err), Err: err}
 			}
 			cmd.Env = append(cmd.Env, k+"="+v)
 			secrets = append(secrets, v)
@@ -296,7 +296,7 @@ func Connect(ctx context.Context, s Server, o Options) (*mcp.ClientSession, []*m
 		for _, k := range sortedKeys(s.Headers) {
 			v, err := s.Headers[k].resolve(o.Getenv)
 			if err != nil {
-				return nil, nil, unavailable("header %s: %v", k, err)
+				return nil, nil, &runtime.MCPError{Code: runtime.MCPUnavailable, Server: s.Name, Msg: fmt.Sprintf("header %s: %v", k, err), Err: err}
 			}
 			headers.Set(k, v)
 		}

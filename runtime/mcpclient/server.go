@@ -34,17 +34,27 @@ type Value struct {
 	Prefix  string
 }
 
-// resolve reads v; an unset variable is an error naming it.
+// resolve reads v; an unset variable is an *UnsetEnvError.
 func (v Value) resolve(getenv func(string) string) (string, error) {
 	if v.Env == "" {
 		return v.Literal, nil
 	}
 	s := getenv(v.Env)
 	if s == "" {
-		return "", fmt.Errorf("environment variable %s is not set", v.Env)
+		return "", &UnsetEnvError{Name: v.Env}
 	}
 	return v.Prefix + s, nil
 }
+
+// UnsetEnvError is an {env: NAME} value whose variable is unset or empty
+// when the server is connected: the cause of the mcp_unavailable
+// MCPError, so callers can tell which variable to set without reading the
+// message. Nothing is sent to the server.
+type UnsetEnvError struct {
+	Name string
+}
+
+func (e *UnsetEnvError) Error() string { return "environment variable " + e.Name + " is not set" }
 
 // NameRE is a server's name: it is written in specs (mcp: {server: NAME})
 // and names its cached schema file.

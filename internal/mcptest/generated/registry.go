@@ -4,10 +4,11 @@ package generated
 
 import "github.com/macrokit/macrokit-go/runtime"
 
-// Macros returns a new instance of every generated macro (3), sorted by name.
+// Macros returns a new instance of every generated macro (4), sorted by name.
 func Macros() []*runtime.Macro {
 	return []*runtime.Macro{
 		closeTicketMacro(),
+		deployedExportMacro(),
 		findTicketsMacro(),
 		selfFindMacro(),
 	}
