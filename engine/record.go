@@ -55,8 +55,11 @@ type RecordDialog struct {
 // Recorded is one action a user did on a recorded page, with the target a
 // user would write for it and what it did.
 type Recorded struct {
-	Seq  int    `json:"seq"`
-	Kind string `json:"kind"` // click, fill, select, check, uncheck, press, assert
+	Seq int `json:"seq"`
+	// Kind is click, fill, select, check, uncheck, press, assert (a check
+	// on an element the user pointed at), or point: point mode armed
+	// (Value "on") or not ("off"), which is no action.
+	Kind string `json:"kind"`
 	// Target is the target a user would write: role and name, a label, a
 	// placeholder or visible text, else a test id or CSS; it grounds to
 	// exactly this element (Resolve's "unique"). Nil when nothing does.
@@ -73,7 +76,8 @@ type Recorded struct {
 	Autocomplete string `json:"autocomplete,omitempty"`
 	// Combobox is set for an element that opens a listbox.
 	Combobox bool `json:"combobox,omitempty"`
-	// Value is the filled text, the chosen option's name, or the key.
+	// Value is the filled text, the chosen option's name, or, for an
+	// assert, the pointed field's value (never a password's).
 	Value string `json:"value,omitempty"`
 	Key   string `json:"key,omitempty"`
 	// Text is an asserted element's visible text.
@@ -175,8 +179,11 @@ func (r *Recorder) report(payload string) {
 	if err != nil {
 		r.err = &Error{Code: CodeBrowser, Msg: "decode recorded action", Err: err}
 	} else {
-		// Seq restarts in every document: renumber.
-		r.cur++
+		// Seq restarts in every document: renumber. Pointing sends no
+		// request: the requests after it belong to the action before it.
+		if a.Kind != "assert" && a.Kind != "point" {
+			r.cur++
+		}
 		a.Seq = r.cur
 		r.queue = append(r.queue, &a)
 	}
@@ -219,8 +226,8 @@ func (r *Recorder) Next(ctx context.Context) (*Recorded, error) {
 
 // observe fills in a's state after it and the requests it sent.
 func (r *Recorder) observe(ctx context.Context, a *Recorded) {
-	if a.Kind == "assert" {
-		return
+	if a.Kind == "assert" || a.Kind == "point" {
+		return // no effect of its own
 	}
 	r.mu.Lock()
 	var next *Recorded

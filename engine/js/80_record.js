@@ -24,9 +24,9 @@
   };
   const isCheckable = (el) => el && el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio');
 
-  // lift goes from the node the event hit to the element a user operated:
-  // the nearest control, link or element with an interactive role.
-  const lift = (n) => {
+  // controlOf is the nearest control, link, element with an interactive
+  // role or label around n, or null.
+  const controlOf = (n) => {
     for (let cur = n; cur; cur = mk.composedParent(cur)) {
       if (cur.nodeType !== 1) continue;
       const tag = cur.tagName;
@@ -35,6 +35,14 @@
       if (cur.isContentEditable && !(cur.parentElement && cur.parentElement.isContentEditable)) return cur;
       if (tag === 'LABEL') return cur;
     }
+    return null;
+  };
+
+  // lift goes from the node the event hit to the element a user operated:
+  // the nearest control, link or element with an interactive role.
+  const lift = (n) => {
+    const c = controlOf(n);
+    if (c) return c;
     // A widget's surface (react-select's control around its input): the
     // one combobox of the nearest wrapper holding one stands for it.
     let el = n && n.nodeType === 1 ? n : (n && n.parentElement) || null;
@@ -154,6 +162,40 @@
     return out;
   };
 
+  // pointAt is the element a check by pointing is about: the control the
+  // pointer is on (an icon in a button means the button), else the
+  // innermost element around it that a target names alone (a table's cell,
+  // not its row).
+  const POINT_THROUGH = { row: 1, gridcell: 1 };
+  const pointAt = (n) => {
+    const c = controlOf(n);
+    if (c && c.tagName !== 'LABEL' && !POINT_THROUGH[mk.role(c)]) return c;
+    const start = n && n.nodeType === 1 ? n : (n && n.parentElement) || null;
+    for (let cur = start, i = 0; cur && cur !== document.body && i < 8; cur = mk.composedParent(cur), i++) {
+      if (cur.nodeType === 1 && targetFor(cur)) return cur;
+    }
+    return c || start;
+  };
+
+  // pointed reports a check on the element at n: its visible text, or a
+  // field's value (never a password's or a one-time code's).
+  const pointed = (n) => {
+    const el = pointAt(n);
+    if (!el) return;
+    const ev = Object.assign({ kind: 'assert', text: norm(el.innerText || '').slice(0, 200) }, describe(el));
+    if (isTextEntry(el) || el.tagName === 'SELECT') {
+      ev.text = '';
+      const secret = (el.type || '').toLowerCase() === 'password' || SECRET_AC.test((el.getAttribute && el.getAttribute('autocomplete')) || '');
+      let value = el.value;
+      if (el.tagName === 'SELECT') {
+        const o = el.selectedOptions && el.selectedOptions[0];
+        value = o ? norm(o.label || o.textContent || '') : '';
+      }
+      if (!secret && typeof value === 'string' && value.length <= MAX_NAME) ev.value = value;
+    }
+    send(ev);
+  };
+
   const optionValue = (o) => (o.getAttribute('value') != null ? o.getAttribute('value') : o.getAttribute('data-value')) || '';
 
   // The options of the listbox an option sits in, by name and by value.
@@ -201,28 +243,45 @@
     return false;
   };
 
-  const target = (e) => lift(e.composedPath ? e.composedPath()[0] : e.target);
+  const hit = (e) => (e.composedPath ? e.composedPath()[0] : e.target);
+  const target = (e) => lift(hit(e));
+
+  // Pointing adds a check instead of a click: Alt+click (Ctrl+Alt+click
+  // too, for desktops whose window manager takes Alt+click), or a click
+  // after Ctrl+Shift+K armed point mode. The page sees none of it.
+  let armed = false;
+  let pointing = false; // the press that began was a pointing one
+  const swallow = (e) => { e.preventDefault(); e.stopPropagation(); e.stopImmediatePropagation(); };
+  const arm = (on) => {
+    armed = on;
+    send({ kind: 'point', value: on ? 'on' : 'off' });
+  };
 
   const onPointerDown = (e) => {
     if (!e.isTrusted || e.button !== 0) return;
+    pointing = e.altKey || armed;
+    if (pointing) { swallow(e); return; }
     const el = target(e);
-    if (e.altKey) { e.preventDefault(); e.stopPropagation(); return; }
     flush();
     if (skipClick(el)) { pendingDown = null; return; }
     pendingDown = { el, info: describe(el), before: state() };
   };
 
+  // The mouse events between a pointing press and its click.
+  const onPointingMouse = (e) => { if (e.isTrusted && pointing) swallow(e); };
+
   const onClick = (e) => {
     if (!e.isTrusted) return;
-    const el = target(e);
-    if (e.altKey) {
-      // Alt+click: a check on this element, not a click.
-      e.preventDefault();
-      e.stopPropagation();
+    if (pointing || e.altKey || armed) {
+      // A check on this element, not a click.
+      swallow(e);
+      pointing = false;
       flush();
-      send(Object.assign({ kind: 'assert', text: norm(el.innerText || '').slice(0, 200) }, describe(el)));
+      pointed(hit(e));
+      if (armed) arm(false);
       return;
     }
+    const el = target(e);
     if (skipClick(el)) return;
     flush();
     const p = pendingDown && pendingDown.el === el ? pendingDown : { info: describe(el), before: state() };
@@ -261,7 +320,11 @@
   };
 
   const onKeyDown = (e) => {
-    if (!e.isTrusted || e.key !== 'Enter' || e.isComposing) return;
+    if (!e.isTrusted || e.isComposing) return;
+    if (e.key !== 'Alt') pointing = false; // a press that never became a click
+    if (e.ctrlKey && e.shiftKey && !e.altKey && e.code === 'KeyK') { swallow(e); arm(!armed); return; }
+    if (armed && e.key === 'Escape') { swallow(e); arm(false); return; }
+    if (e.key !== 'Enter') return;
     const el = e.composedPath ? e.composedPath()[0] : e.target;
     if (!isTextEntry(el) || el.tagName === 'TEXTAREA' || el.isContentEditable) return;
     flush();
@@ -275,6 +338,7 @@
     window.__mkRecording = true;
     const o = { capture: true };
     window.addEventListener('pointerdown', onPointerDown, o);
+    for (const t of ['mousedown', 'pointerup', 'mouseup']) window.addEventListener(t, onPointingMouse, o);
     window.addEventListener('click', onClick, o);
     window.addEventListener('input', onInput, o);
     window.addEventListener('change', onChange, o);

@@ -46,11 +46,21 @@ func startRecording(t *testing.T, ctx context.Context, ws, url string, args ...s
 	go func() {
 		r.done <- run(ctx, append([]string{"macrokit", "record", "--cdp", ws}, args...), in, r.stdout, r.stderr, func(string) string { return "" })
 	}()
+	r.attach(ws, url)
+	return r
+}
+
+// attach finds the page the command opened at url in the browser at ws,
+// as the user's hands on it, and waits for the recording to start.
+func (r *recording) attach(ws, url string) {
+	t, ctx := r.t, r.ctx
+	t.Helper()
+	// Not closed: Close would end the browser, which subtests share; the
+	// connection goes with it.
 	b := rod.New().ControlURL(ws).Context(ctx)
 	if err := b.Connect(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = b.Close() })
 	p, err := browsertest.FindPage(ctx, b, url)
 	if err != nil {
 		t.Fatalf("%v\nstderr: %s", err, r.stderr.String())
@@ -60,7 +70,6 @@ func startRecording(t *testing.T, ctx context.Context, ws, url string, args ...s
 	}
 	r.user = browsertest.User{Page: p}
 	r.waitFor("recording ", 1)
-	return r
 }
 
 // waitFor waits until stderr holds n occurrences of s (the recorder

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime/redact"
 	"github.com/macrokit/macrokit-go/runtime/vocab"
 )
 
@@ -45,11 +47,14 @@ type Error struct {
 	// Known lists the parameter names of the recording, for an option
 	// naming another.
 	Known []string
+	// Unknown are the options naming parameters the recording does not
+	// have, each with the nearest name it has.
+	Unknown []Unknown
 }
 
 func (e *Error) Error() string { return e.Msg }
 
-const unverifiedReason = "macrokit record saw no change of this step that a check could prove; add an expect (Alt+click an element while recording adds one)"
+const unverifiedReason = "macrokit record saw no change of this step that a check could prove; add an expect (point at an element while recording to add one, with Alt+click or with Ctrl+Shift+K and a click)"
 
 // Build turns the recorded actions into a macro. Fills and selects become
 // parameters (typed from their values and options), password fields
@@ -137,6 +142,9 @@ func sameTarget(a, b *engine.Target) bool {
 }
 
 func (b *builder) action(a *engine.Recorded) {
+	if a.Kind == "point" {
+		return // point mode armed or disarmed: not an action
+	}
 	if a.Kind == "assert" {
 		b.assert(a)
 		return
@@ -181,7 +189,9 @@ func (b *builder) action(a *engine.Recorded) {
 	b.m.Steps = append(b.m.Steps, st)
 }
 
-// assert adds a check on the element the user pointed at to the last step.
+// assert adds a check on the element the user pointed at to the last
+// step. Which values are secret is known only once the options apply, so
+// the check's kind is settled then (settlePointed).
 func (b *builder) assert(a *engine.Recorded) {
 	if a.Target == nil {
 		b.m.Notes = append(b.m.Notes, fmt.Sprintf("a check on <%s> %q was left out: nothing a target can name matches that element alone", a.Tag, clip(a.Name, 40)))
@@ -189,7 +199,83 @@ func (b *builder) assert(a *engine.Recorded) {
 	}
 	t := *a.Target
 	last := b.m.Steps[len(b.m.Steps)-1]
-	last.Expect = append(last.Expect, Cond{Kind: vocab.CondElementExists, Target: &t})
+	last.Expect = append(last.Expect, Cond{Kind: vocab.CondElementExists, Target: &t, pointed: &pointed{text: a.Text, value: a.Value}})
+}
+
+// maxPointedText is the longest element text a check by pointing takes
+// whole; a longer one (a card, a table) is mostly what the check does not
+// mean, and holds dates and counts that change.
+const maxPointedText = 80
+
+// settlePointed makes each check by pointing what the user meant: the
+// element's text within it when it shows one, a field's value, else that
+// it exists. A text or value holding a secret is never written.
+func (b *builder) settlePointed() {
+	for i, st := range b.m.Steps {
+		for j := range st.Expect {
+			c := &st.Expect[j]
+			pt := c.pointed
+			if pt == nil {
+				continue
+			}
+			c.pointed = nil
+			switch {
+			case pt.text != "" && !b.hasSecret(pt.text) && len([]rune(pt.text)) <= maxPointedText:
+				c.Kind, c.Text = vocab.CondTextPresent, b.withParams(escapeTmpl(pt.text))
+				if *c.Target != (engine.Target{Text: pt.text}) {
+					c.Within, c.Target = c.Target, nil
+				} else {
+					c.Target = nil // {text: T} already says where: the text alone
+				}
+			case pt.text == "" && pt.value != "" && !b.hasSecret(pt.value):
+				c.Kind, c.Text = vocab.CondValueEquals, b.valueText(pt.value)
+			case pt.text != "" && b.hasSecret(pt.text), pt.value != "" && b.hasSecret(pt.value):
+				b.m.Notes = append(b.m.Notes, fmt.Sprintf("steps[%d]: the element pointed at shows a secret: the check is that it exists, not its text", i))
+			case pt.text != "":
+				b.m.Notes = append(b.m.Notes, fmt.Sprintf("steps[%d]: the element pointed at shows %d characters: the check is that it exists; narrow it to a text_present of the part that matters", i, len([]rune(pt.text))))
+			}
+		}
+	}
+}
+
+// withParams writes the values of the (not secret) parameters that a
+// text shows as references, whole words only, longest first: a check on
+// the row of the customer just added follows the arguments.
+func (b *builder) withParams(s string) string {
+	params := append([]*Param(nil), b.m.Params...)
+	sort.SliceStable(params, func(i, j int) bool { return len(params[i].Value) > len(params[j].Value) })
+	for _, p := range params {
+		if p.Secret || len(p.Value) < 3 {
+			continue
+		}
+		// Only outside the references already written.
+		parts := strings.Split(s, "\x00")
+		for i := 0; i < len(parts); i += 2 {
+			parts[i] = replaceWord(parts[i], escapeTmpl(p.Value), paramRef{p}.ref())
+		}
+		s = strings.Join(parts, "\x00")
+	}
+	return s
+}
+
+// replaceWord replaces old in s where it is not part of a longer word.
+func replaceWord(s, old, repl string) string {
+	word := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+	var out strings.Builder
+	for {
+		i := strings.Index(s, old)
+		if i < 0 {
+			out.WriteString(s)
+			return out.String()
+		}
+		before, after := []rune(s[:i]), []rune(s[i+len(old):])
+		if (len(before) > 0 && word(before[len(before)-1])) || (len(after) > 0 && word(after[0])) {
+			out.WriteString(s[:i+len(old)])
+		} else {
+			out.WriteString(s[:i] + repl)
+		}
+		s = s[i+len(old):]
+	}
 }
 
 // paramRef is a parameter as Build names it before the options apply.
@@ -201,7 +287,13 @@ func (r paramRef) ref() string { return "\x00" + r.p.Name + "\x00" }
 func (b *builder) param(a *engine.Recorded) paramRef {
 	hint, field := fieldName(a)
 	p := &Param{Name: uniqueName(snake(hint), b.taken), Type: "string", Field: field, Value: a.Value}
+	// Made secret by --secret: known now, so no check of a later action
+	// holds its value.
+	p.Secret = slices.Contains(b.o.Secrets, p.Name) || (b.o.Rename[p.Name] != "" && slices.Contains(b.o.Secrets, b.o.Rename[p.Name]))
 	switch {
+	case a.Value == redact.Marker:
+		// Withheld from a kept recording (Keep): it was a secret.
+		p.Secret, p.Withheld = true, true
 	case a.Type == "password" || strings.Contains(a.Autocomplete, "password") || strings.Contains(strings.ToLower(hint), "password"):
 		p.Secret = true
 	case a.Kind == "select":
@@ -581,45 +673,46 @@ func (b *builder) hasSecret(s string) bool {
 // constant's as its value).
 func (b *builder) applyOptions() error {
 	byName := map[string]*Param{}
-	var known []string
 	for _, p := range b.m.Params {
 		byName[p.Name] = p
-		known = append(known, p.Name)
 	}
-	lookup := func(flag, n string) (*Param, error) {
-		p, ok := byName[n]
-		if !ok {
-			return nil, &Error{Msg: fmt.Sprintf("%s %s: the recording has no parameter %q", flag, n, n), Known: known}
+	unknown, known := unknownNames(b.o, b.m.Params)
+	if len(unknown) > 0 {
+		return &Error{Msg: unknownMsg(unknown), Known: known, Unknown: unknown}
+	}
+	// A parameter may be named by its new name too (--param a=b --const b).
+	lookup := func(n string) *Param {
+		if p, ok := byName[n]; ok {
+			return p
 		}
-		return p, nil
+		for from, to := range b.o.Rename {
+			if to == n {
+				return byName[from]
+			}
+		}
+		return nil
 	}
 	consts := map[*Param]bool{}
 	for _, n := range b.o.Consts {
-		p, err := lookup("--const", n)
-		if err != nil {
-			return err
-		}
+		p := lookup(n)
 		if p.Secret {
 			return &Error{Msg: fmt.Sprintf("--const %s: a secret is never written into the spec", n), Known: known}
 		}
 		consts[p] = true
 	}
 	for _, n := range b.o.Secrets {
-		p, err := lookup("--secret", n)
-		if err != nil {
-			return err
+		p := lookup(n)
+		if consts[p] {
+			return &Error{Msg: fmt.Sprintf("--secret %s: it is also a --const, and a secret is never written into the spec", n), Known: known}
 		}
 		p.Secret, p.Enum, p.Format = true, nil, ""
 	}
+	b.settlePointed()
 	for from, to := range b.o.Rename {
-		p, err := lookup("--param", from)
-		if err != nil {
-			return err
-		}
 		if to != snake(to) {
 			return &Error{Msg: fmt.Sprintf("--param %s=%s: a parameter name is snake_case (%s)", from, to, snake(to)), Known: known}
 		}
-		p.Name = to
+		byName[from].Name = to
 	}
 	seen := map[string]bool{}
 	for _, p := range b.m.Params {
@@ -660,6 +753,7 @@ func (b *builder) applyOptions() error {
 			c := &st.Expect[i]
 			c.Text = render(c.Text)
 			c.Target = templTarget(c.Target, b.m.Params, consts)
+			c.Within = templTarget(c.Within, b.m.Params, consts)
 		}
 	}
 	var params []*Param
@@ -736,6 +830,29 @@ func (b *builder) finish() {
 			m.Notes = append(m.Notes, fmt.Sprintf("%s is a secret: its value was not written; pass it when the macro runs", p.Name))
 		}
 	}
+	for i, st := range m.Steps {
+		held := withheldIn(st.Target)
+		for _, c := range st.Expect {
+			held = held || withheldIn(c.Target) || withheldIn(c.Within)
+		}
+		if held {
+			m.Notes = append(m.Notes, fmt.Sprintf("steps[%d] names an element by a value the kept recording withheld (%s): give it the real text", i, redact.Marker))
+		}
+	}
+}
+
+// withheldIn reports whether a target names an element by a value a kept
+// recording withheld.
+func withheldIn(t *engine.Target) bool {
+	if t == nil {
+		return false
+	}
+	for _, s := range []string{t.Name, t.Text, t.Label, t.Placeholder, t.TestID, t.CSS} {
+		if strings.Contains(s, redact.Marker) {
+			return true
+		}
+	}
+	return withheldIn(t.Within)
 }
 
 func stripQuery(u string) string {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/macrokit/macrokit-go/engine"
+	"github.com/macrokit/macrokit-go/runtime/redact"
 )
 
 func st(url string, lines []string, counts map[string]int) *engine.RecordState {
@@ -51,7 +52,11 @@ func TestBuild(t *testing.T) {
 		{name: "const and rename", acts: login(), opts: Options{URL: "http://site.test/login", Consts: []string{"username"}, Rename: map[string]string{"password": "pass"}},
 			want:    []string{`fill: {target: {label: Username}, value: admin}`, `value: "{{ pass }}"`},
 			notWant: []string{"hunter2-secret", "{{ username }}"}},
-		{name: "unknown parameter", acts: login(), opts: Options{URL: "http://site.test/login", Consts: []string{"usernme"}}, err: `no parameter "usernme"`},
+		{name: "unknown parameter", acts: login(), opts: Options{URL: "http://site.test/login", Consts: []string{"usernme"}}, err: `no parameter "usernme" (did you mean username?)`},
+		{name: "every unknown name at once", acts: login(), opts: Options{URL: "http://site.test/login", Consts: []string{"usernme"}, Secrets: []string{"token"}},
+			err: `--const usernme: the recording has no parameter "usernme" (did you mean username?); --secret token: the recording has no parameter "token"`},
+		{name: "a renamed parameter by its new name", acts: login(), opts: Options{URL: "http://site.test/login", Rename: map[string]string{"username": "login"}, Consts: []string{"login"}},
+			want: []string{`fill: {target: {label: Username}, value: admin}`}, notWant: []string{"hunter2-secret", "{{ login }}"}},
 		{name: "a secret is never a constant", acts: login(), opts: Options{URL: "http://site.test/login", Consts: []string{"password"}}, err: "never written"},
 		{name: "consequential click, no effect seen", opts: Options{URL: "http://site.test/x"},
 			acts: []*engine.Recorded{{Kind: "click", Target: &engine.Target{Role: "button", Name: "Delete account"}, URL: "http://site.test/x",
@@ -110,5 +115,144 @@ func TestSnake(t *testing.T) {
 		if got := snake(in); got != want {
 			t.Errorf("snake(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestCheckOptions(t *testing.T) {
+	for _, tc := range []struct {
+		opts Options
+		err  string // "" passes
+	}{
+		{Options{Consts: []string{"user_name"}, Secrets: []string{"token"}, Rename: map[string]string{"email": "contact_email"}}, ""},
+		{Options{Consts: []string{"Email"}}, "--const Email: a parameter name is snake_case, as record prints them (email)"},
+		{Options{Secrets: []string{""}}, "--secret: needs a parameter name"},
+		{Options{Rename: map[string]string{"email": "Contact"}}, "--param email=Contact: a parameter name is snake_case (contact)"},
+		{Options{Consts: []string{"pin"}, Secrets: []string{"pin"}}, "a secret is never written"},
+		{Options{Rename: map[string]string{"a": "x", "b": "x"}}, "two parameters would be named x"},
+	} {
+		err := CheckOptions(tc.opts)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("CheckOptions(%+v) = %v, want %q", tc.opts, err, tc.err)
+		}
+	}
+}
+
+func TestCorrected(t *testing.T) {
+	o := Options{Consts: []string{"usernme"}, Secrets: []string{"pasword"}, Rename: map[string]string{"emial": "contact"}}
+	_, err := Build(append(login(), &engine.Recorded{Kind: "fill", Target: &engine.Target{Label: "Email"}, Value: "a@b.example", URL: "http://site.test/login"}),
+		Options{Name: "x", URL: "http://site.test/login", Consts: o.Consts, Secrets: o.Secrets, Rename: o.Rename})
+	var re *Error
+	if !errors.As(err, &re) || len(re.Unknown) != 3 {
+		t.Fatalf("err %v, want three unknown names", err)
+	}
+	fixed, all := Corrected(o, re.Unknown)
+	if !all || fixed.Consts[0] != "username" || fixed.Secrets[0] != "password" || fixed.Rename["email"] != "contact" {
+		t.Errorf("Corrected: %+v (all %v)", fixed, all)
+	}
+}
+
+// pointedAt is a recorded save whose row the user then pointed at.
+func pointedAt(text, value string, target engine.Target) []*engine.Recorded {
+	return []*engine.Recorded{
+		{Kind: "fill", Target: &engine.Target{Label: "Name"}, Value: "Ada Lovelace", URL: "http://site.test/c"},
+		{Kind: "fill", Target: &engine.Target{Label: "Token"}, Value: "tok-55-secret", URL: "http://site.test/c"},
+		{Kind: "click", Target: &engine.Target{Role: "button", Name: "Save"}, URL: "http://site.test/c",
+			Before: st("http://site.test/c", []string{"Customers"}, nil), After: st("http://site.test/c", []string{"Customers", "Ada Lovelace"}, nil),
+			Requests: []engine.Request{{Method: "POST", URL: "http://site.test/api/c", Type: "Fetch", Status: 201, Done: true}}},
+		{Kind: "assert", Target: &target, Text: text, Value: value, URL: "http://site.test/c"},
+	}
+}
+
+func TestPointedCheck(t *testing.T) {
+	cell := engine.Target{Role: "rowheader", Name: "Ada Lovelace"}
+	long := strings.Repeat("a long text ", 10)
+	for _, tc := range []struct {
+		name    string
+		acts    []*engine.Recorded
+		secrets []string
+		want    string
+		notWant string
+	}{
+		{"text within the element, as the parameter", pointedAt("Ada Lovelace", "", cell), nil,
+			`text_present: {text: "{{ name }}", within: {role: rowheader, name: "{{ name }}"}}`, "element_exists: {role: rowheader"},
+		{"a word inside another is not the parameter", pointedAt("Ada Lovelaces 2", "", engine.Target{TestID: "summary"}), nil,
+			`text_present: {text: Ada Lovelaces 2, within: {testid: summary}}`, "{{ name }}s"},
+		{"a text target says where", pointedAt("Saved", "", engine.Target{Text: "Saved"}), nil, "- text_present: Saved", "within"},
+		{"a field's value", pointedAt("", "Ada Lovelace", engine.Target{Label: "Display name"}), nil,
+			`value_equals: {target: {label: Display name}, value: "{{ name }}"}`, ""},
+		{"a secret's text is never written", pointedAt("token tok-55-secret", "", engine.Target{TestID: "tok"}), []string{"token"},
+			"element_exists: {testid: tok}", "tok-55-secret"},
+		{"a secret's value is never written", pointedAt("", "tok-55-secret", engine.Target{Label: "Token copy"}), []string{"token"},
+			"element_exists: {label: Token copy}", "tok-55-secret"},
+		{"a long text: that it exists", pointedAt(long, "", engine.Target{TestID: "card"}), nil, "element_exists: {testid: card}", "a long text"},
+		{"no text: that it exists", pointedAt("", "", engine.Target{Role: "img", Name: "Logo"}), nil, "element_exists: {role: img, name: Logo}", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Build(tc.acts, Options{Name: "add", URL: "http://site.test/c", Secrets: tc.secrets})
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := m.YAML()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(data), tc.want) || (tc.notWant != "" && strings.Contains(string(data), tc.notWant)) {
+				t.Errorf("want %q, not %q:\n%s", tc.want, tc.notWant, data)
+			}
+		})
+	}
+}
+
+// TestKeep: a kept recording holds no secret value — password fields,
+// --secret names, and what a mistyped --secret most likely meant — and
+// builds the same spec again, its withheld values as secrets.
+func TestKeep(t *testing.T) {
+	acts := pointedAt("Ada Lovelace", "", engine.Target{Role: "rowheader", Name: "Ada Lovelace"})
+	acts = append(login(), acts...)
+	acts[5].After.Lines = append(acts[5].After.Lines, "token tok-55-secret shown once")
+	for _, tc := range []struct {
+		name     string
+		secrets  []string
+		withheld []string
+	}{
+		{"password only", nil, []string{"password"}},
+		{"a mistyped --secret withholds the nearest", []string{"tokn"}, []string{"password", "token"}},
+		{"a --secret naming nothing near withholds every typed value", []string{"zzz"}, []string{"username", "password", "name", "token"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := Options{Name: "add", URL: "http://site.test/login", Landed: "http://site.test/login", Secrets: tc.secrets}
+			data, err := Keep(acts, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(data), "hunter2-secret") {
+				t.Errorf("the kept recording holds the password:\n%s", data)
+			}
+			if len(tc.withheld) > 2 && strings.Contains(string(data), "tok-55-secret") {
+				t.Errorf("the kept recording holds the token a --secret may have meant:\n%s", data)
+			}
+			back, ko, err := ReadKept(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(back) != len(acts) || ko.URL != o.URL || back[5].After == nil || len(back[5].Requests) != 1 {
+				t.Fatalf("read back %d actions, %+v", len(back), ko)
+			}
+			m, err := Build(back, Options{Name: "add", URL: ko.URL, Landed: ko.Landed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.Withheld(); strings.Join(got, ",") != strings.Join(tc.withheld, ",") {
+				t.Errorf("withheld %v, want %v", got, tc.withheld)
+			}
+			y, _ := m.YAML()
+			held := strings.Contains(string(y), redact.Marker)
+			if !strings.Contains(string(y), "request_succeeded: {url: /api/c, method: POST}") || held != strings.Contains(string(y), "# REVIEW: steps[6] names an element by a value the kept recording withheld") {
+				t.Errorf("rebuilt spec:\n%s", y)
+			}
+		})
+	}
+	if _, _, err := ReadKept([]byte(`{"macrokit_recording": 9}`)); err == nil {
+		t.Error("another version read")
 	}
 }

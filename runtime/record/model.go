@@ -26,6 +26,9 @@ type Param struct {
 	Format string // email, date, ...
 	Enum   []string
 	Secret bool
+	// Withheld is a secret whose value a kept recording did not keep
+	// (Keep): the macro cannot be run with the recorded values.
+	Withheld bool
 	// Field is the field the value went into, as a target (`label "Email"`).
 	Field string
 	// Value is the value recorded. A secret's stays in memory (Args) and is
@@ -56,6 +59,26 @@ type Cond struct {
 	Delta   int            // list_count_delta
 	URL     string         // request_succeeded
 	Method  string         // request_succeeded
+	Within  *engine.Target // text_present: where the text shows
+	// pointed is what the element a user pointed at showed, until Build
+	// settles which check it becomes.
+	pointed *pointed
+}
+
+// pointed is an element a user pointed at while recording: its visible
+// text, or a field's value.
+type pointed struct{ text, value string }
+
+// Withheld lists the parameters whose recorded values were not kept (a
+// rebuilt recording's secrets): Args cannot run the macro without them.
+func (m *Macro) Withheld() []string {
+	var out []string
+	for _, p := range m.Params {
+		if p.Withheld {
+			out = append(out, p.Name)
+		}
+	}
+	return out
 }
 
 // Args are the recorded values by parameter name, secrets included: the

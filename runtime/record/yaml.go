@@ -134,7 +134,14 @@ func condNode(c Cond) *yaml.Node {
 	case vocab.CondURLMatches:
 		specyaml.Add(m, string(c.Kind), specyaml.Str(c.Pattern))
 	case vocab.CondTextPresent:
-		specyaml.Add(m, string(c.Kind), specyaml.Str(c.Text))
+		if c.Within == nil {
+			specyaml.Add(m, string(c.Kind), specyaml.Str(c.Text))
+			break
+		}
+		v := specyaml.Map(true)
+		specyaml.Add(v, "text", specyaml.Str(c.Text))
+		specyaml.Add(v, "within", targetNode(c.Within))
+		specyaml.Add(m, string(c.Kind), v)
 	case vocab.CondElementExists:
 		specyaml.Add(m, string(c.Kind), targetNode(c.Target))
 	case vocab.CondValueEquals:
