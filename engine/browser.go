@@ -168,8 +168,9 @@ func Connect(ctx context.Context, controlURL string, opts Options) (*Browser, er
 // Rod returns the underlying rod browser, for callers that need raw CDP.
 func (b *Browser) Rod() *rod.Browser { return b.rod }
 
-// controlURL is the CDP websocket URL of the browser.
-func (b *Browser) controlURL() string { return b.ctrlURL }
+// ControlURL is the browser's CDP websocket URL: what Connect (or another
+// CDP client, such as a person driving a headless recording) attaches to.
+func (b *Browser) ControlURL() string { return b.ctrlURL }
 
 // ProfileDir is the temporary user-data-dir of a launched browser ("" when
 // connected); it is removed on Close.

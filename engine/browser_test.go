@@ -113,7 +113,7 @@ func exists(p string) bool {
 // shared browser running.
 func TestConnectByControlURL(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
-	cb, err := Connect(ctx, shared.controlURL(), Options{})
+	cb, err := Connect(ctx, shared.ControlURL(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -157,7 +157,7 @@ func TestUserContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	visit := func() string {
-		b, err := Connect(ctx, own.controlURL(), Options{UserContext: true})
+		b, err := Connect(ctx, own.ControlURL(), Options{UserContext: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -355,22 +355,13 @@ func demonstrate(ctx context.Context, env *Env, o RecordOptions, lb *LazyBrowser
 }
 
 // launchedEndpoint is the DevTools websocket URL of the browser record
-// launched: Chromium writes its port and path to DevToolsActivePort in
-// its profile.
+// launched ("" when none could be started).
 func launchedEndpoint(ctx context.Context, lb *LazyBrowser) string {
 	b, err := lb.get(ctx)
-	if err != nil || b == nil || b.ProfileDir() == "" {
+	if err != nil || b == nil {
 		return ""
 	}
-	data, err := os.ReadFile(filepath.Join(b.ProfileDir(), "DevToolsActivePort"))
-	if err != nil {
-		return ""
-	}
-	port, path, ok := strings.Cut(strings.TrimSpace(string(data)), "\n")
-	if !ok || port == "" || !strings.HasPrefix(path, "/devtools/") {
-		return ""
-	}
-	return "ws://127.0.0.1:" + port + strings.TrimSpace(path)
+	return b.ControlURL()
 }
 
 // buildRecorded turns the actions into a macro. Options naming unknown
