@@ -20,8 +20,6 @@ import (
 	"github.com/macrokit/macrokit-go/engine"
 	"github.com/macrokit/macrokit-go/internal/browsertest"
 	"github.com/macrokit/macrokit-go/internal/demosite"
-	"github.com/macrokit/macrokit-go/runtime"
-	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
 
 // startRecordOpts runs runRecord in-process (as a terminal user's
@@ -326,24 +324,7 @@ func TestRecordPointing(t *testing.T) {
 	if site.Stats().CustomersCreated != 1 {
 		t.Errorf("the demonstration stored %d customers, want 1", site.Stats().CustomersCreated)
 	}
-	if code, _, errOut := runCLI(t, nil, "check", macros); code != 0 {
-		t.Fatalf("check: exit %d: %s", code, errOut)
-	}
-	fresh := demosite.New(demosite.Options{})
-	srv2 := httptest.NewServer(fresh.Handler())
-	defer srv2.Close()
-	b, err := engine.Launch(ctx, engine.Options{ControlURL: remote.WS})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	res := replaySpec(t, ctx, out, runtime.ContextPages(b), map[string]string{"DEMO_URL": srv2.URL},
-		map[string]any{"name": "Grace Hopper", "email": "grace@navy.example"})
-	if !res.OK || res.Verdict != sessionlog.VerdictPassed {
-		var buf bytes.Buffer
-		PrintOutcome(&buf, res)
-		t.Fatalf("replay: %s", buf.String())
-	}
+	fresh := replayOnFreshSite(t, ctx, remote.WS, macros, out, map[string]any{"name": "Grace Hopper", "email": "grace@navy.example"})
 	if fresh.CustomerCount("grace@navy.example") != 1 {
 		t.Errorf("the replay did not store the customer once")
 	}

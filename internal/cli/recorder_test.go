@@ -137,6 +137,32 @@ func goldenRecord(t *testing.T, name string, got []byte) {
 }
 
 // replaySpec loads a recorded spec, checks it, and runs it (uncompiled,
+// replayOnFreshSite runs `check` over macros, then replays the recorded
+// spec at out with args against a fresh demo site (on the remote browser
+// at ws) and fails unless it passes; it returns that site to count what
+// the replay stored.
+func replayOnFreshSite(t *testing.T, ctx context.Context, ws, macros, out string, args map[string]any) *demosite.Site {
+	t.Helper()
+	if code, _, errOut := runCLI(t, nil, "check", macros); code != 0 {
+		t.Fatalf("check: exit %d: %s", code, errOut)
+	}
+	fresh := demosite.New(demosite.Options{})
+	srv := httptest.NewServer(fresh.Handler())
+	t.Cleanup(srv.Close)
+	b, err := engine.Launch(ctx, engine.Options{ControlURL: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	res := replaySpec(t, ctx, out, runtime.ContextPages(b), map[string]string{"DEMO_URL": srv.URL}, args)
+	if !res.OK || res.Verdict != sessionlog.VerdictPassed {
+		var buf bytes.Buffer
+		PrintOutcome(&buf, res)
+		t.Fatalf("replay: %s", buf.String())
+	}
+	return fresh
+}
+
 // through the runtime) on the given page source with args.
 func replaySpec(t *testing.T, ctx context.Context, path string, pages runtime.PageSource, env map[string]string, args map[string]any) *runtime.Outcome {
 	t.Helper()
@@ -212,26 +238,8 @@ func TestRecordAddCustomer(t *testing.T) {
 	if !strings.Contains(r.stdout.String(), "wrote "+out) {
 		t.Errorf("stdout: %s", r.stdout.String())
 	}
-	if code, _, errOut := runCLI(t, nil, "check", macros); code != 0 {
-		t.Fatalf("check: exit %d: %s", code, errOut)
-	}
-
 	// Replayed with other values against a fresh site: passes, one row.
-	fresh := demosite.New(demosite.Options{})
-	srv2 := httptest.NewServer(fresh.Handler())
-	defer srv2.Close()
-	b, err := engine.Launch(ctx, engine.Options{ControlURL: remote.WS})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	res := replaySpec(t, ctx, out, runtime.ContextPages(b), map[string]string{"DEMO_URL": srv2.URL},
-		map[string]any{"name": "Grace Hopper", "email": "grace@navy.example", "tier": "enterprise"})
-	if !res.OK || res.Verdict != sessionlog.VerdictPassed {
-		var buf bytes.Buffer
-		PrintOutcome(&buf, res)
-		t.Fatalf("replay: %s", buf.String())
-	}
+	fresh := replayOnFreshSite(t, ctx, remote.WS, macros, out, map[string]any{"name": "Grace Hopper", "email": "grace@navy.example", "tier": "enterprise"})
 	if n, st := fresh.CustomerCount("grace@navy.example"), fresh.Stats(); n != 1 || st.CustomersCreated != 1 {
 		t.Errorf("replay stored %d customer(s) with the email (%d created), want exactly 1", n, st.CustomersCreated)
 	}
