@@ -21,7 +21,7 @@ chromium:
 
 ## test: the full suite (needs Chromium: /usr/bin/chromium or $$MACROKIT_BROWSER)
 test: chromium lint
-	$(GO) test -count=1 -timeout 15m $(PKGS)
+	$(GO) test -count=1 -timeout 25m $(PKGS)
 
 ## test-short: the suite without the slower browser cases
 test-short:

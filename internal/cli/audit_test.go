@@ -19,7 +19,10 @@ import (
 )
 
 // TestMain keeps the default audit log of this package's in-process runs
-// out of the source tree.
+// out of the source tree. The package's heaviest tests (long browser runs,
+// builds, kill -9s; none sets the environment or writes the repository)
+// call t.Parallel, so they run two at a time after the rest: the package
+// is the suite's long pole.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "macrokit-cli-audit-")
 	if err != nil {

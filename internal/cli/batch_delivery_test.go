@@ -100,6 +100,7 @@ func TestBatchDeliveryFigure(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Chromium")
 	}
+	t.Parallel()
 	rules, err := demosite.ParseInjectRules("fake.example=fakeSuccess", "flaky.example=flaky")
 	if err != nil {
 		t.Fatal(err)

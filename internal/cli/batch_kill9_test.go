@@ -70,6 +70,7 @@ func TestBatchKill9Resume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs 50 rows in Chromium")
 	}
+	t.Parallel()
 	if _, err := engine.FindBrowser(); err != nil {
 		t.Skip(err)
 	}

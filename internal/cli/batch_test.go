@@ -102,6 +102,7 @@ func TestBatchDeliveryAndResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Chromium")
 	}
+	t.Parallel()
 	site, dir, env := batchSetup(t)
 	rows := writeRows(t, dir, 4, nil)
 	code, _, errs := runCLIIn(t, env, "", "batch", "add_customer", "--input", rows, "--concurrency", "2", "--key", "email", "--session-dir", filepath.Join(dir, "sessions"))
@@ -203,6 +204,7 @@ func TestBatchInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Chromium")
 	}
+	t.Parallel()
 	site, dir, env := batchSetup(t)
 	rows := writeRows(t, dir, 6, nil)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -192,6 +192,7 @@ func TestDemoRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Chromium")
 	}
+	t.Parallel()
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "macrokit.yaml")
 	_ = os.WriteFile(conf, nil, 0o644)

@@ -34,6 +34,7 @@ func TestCrashKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the crash test builds the binary and kills it 20 times")
 	}
+	t.Parallel()
 	if _, err := engine.FindBrowser(); err != nil {
 		t.Skip(err)
 	}

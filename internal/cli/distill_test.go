@@ -25,6 +25,7 @@ func TestDistillEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Chromium and the go command")
 	}
+	t.Parallel()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command")

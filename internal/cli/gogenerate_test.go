@@ -77,6 +77,7 @@ func TestGenerateRemoveAndRenameInRepo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("copies the checkout and runs go generate")
 	}
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "macrokit-go")
 	copyCheckout(t, repoRoot(t), dir)
 	run := offlineCmd(t, dir)

@@ -45,6 +45,7 @@ func TestHealDriftedReferenceMacros(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Chromium")
 	}
+	t.Parallel()
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "macrokit.yaml")
 	if err := os.WriteFile(conf, nil, 0o644); err != nil {

@@ -48,6 +48,7 @@ func TestServeLogsInOnDemand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Chromium")
 	}
+	t.Parallel()
 	site := demosite.New(demosite.Options{RequireLogin: true})
 	hs := httptest.NewServer(site.Handler())
 	defer hs.Close()

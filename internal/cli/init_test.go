@@ -182,6 +182,7 @@ func TestInitBuildsAndRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a deployment with the go command")
 	}
+	t.Parallel()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command")

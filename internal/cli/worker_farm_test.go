@@ -24,6 +24,7 @@ import (
 // redelivery's done check finds no customer and runs it on the browser
 // that is left, and each customer is stored exactly once.
 func TestWorkerFarmEndpointDies(t *testing.T) {
+	t.Parallel()
 	a, b := browsertest.StartRemote(t), browsertest.StartRemote(t)
 	rules, err := demosite.ParseInjectRules("slow.example=slow")
 	if err != nil {

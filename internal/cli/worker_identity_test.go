@@ -22,6 +22,7 @@ func TestWorkersShareOneLogin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Chromium")
 	}
+	t.Parallel()
 	site := demosite.New(demosite.Options{RequireLogin: true})
 	hs := httptest.NewServer(site.Handler())
 	defer hs.Close()
