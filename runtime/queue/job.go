@@ -26,7 +26,9 @@ type Job struct {
 	// Identity is who the call runs as ("" for the default).
 	Identity string `json:"identity,omitempty"`
 	// Batch and Row say which batch and row key a job belongs to (empty
-	// for a single call); a collector watches one batch's results.
+	// for a single call); a collector watches one batch's results. A
+	// batch is letters, digits, '-' and '_', and its jobs' IDs start
+	// with Batch + ".".
 	Batch string `json:"batch,omitempty"`
 	Row   string `json:"row,omitempty"`
 	// Deadline, when set, bounds the handler's context; a job taken after

@@ -117,7 +117,7 @@ func enqueue(t *testing.T, q *Queue, jobs ...Job) {
 func jobs(batch string, n int) []Job {
 	out := make([]Job, n)
 	for i := range out {
-		out[i] = Job{ID: fmt.Sprintf("%s-%d", batch, i), Macro: "add_customer", Batch: batch, Row: fmt.Sprint(i), Args: []byte(`{"n":1}`)}
+		out[i] = Job{ID: fmt.Sprintf("%s.%d", batch, i), Macro: "add_customer", Batch: batch, Row: fmt.Sprint(i), Args: []byte(`{"n":1}`)}
 	}
 	return out
 }

@@ -125,3 +125,46 @@ func BenchmarkQueueThroughput(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/time.Since(begin).Seconds(), "jobs/s")
 }
+
+// BenchmarkWatchStart measures what starting a collector's Watch costs
+// until it has its batch's 20 stored results, on a bucket that holds
+// only them and on one that also holds 10,000 other jobs' results (a
+// long-lived deployment's bucket). The two should be close: the server
+// sends only the batch's keys.
+//
+//	go test ./runtime/queue -run '^$' -bench WatchStart
+func BenchmarkWatchStart(b *testing.B) {
+	for _, others := range []int{0, 10000} {
+		b.Run(fmt.Sprintf("others=%d", others), func(b *testing.B) {
+			s := startServer(b, b.TempDir(), -1)
+			q, err := Open(context.Background(), connect(b, s), Config{Worker: "bench"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			for i := range others {
+				if err := q.store(ctx, Result{JobID: fmt.Sprintf("old%d.%d", i%100, i), Batch: fmt.Sprintf("old%d", i%100), Status: StatusOK}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			const mine = 20
+			for i := range mine {
+				if err := q.store(ctx, Result{JobID: fmt.Sprintf("mine.%d", i), Batch: "mine", Status: StatusOK}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			for range b.N {
+				wctx, cancel := context.WithCancel(ctx)
+				ch, err := q.Watch(wctx, "mine")
+				if err != nil {
+					b.Fatal(err)
+				}
+				for range mine {
+					<-ch
+				}
+				cancel()
+			}
+		})
+	}
+}

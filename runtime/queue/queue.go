@@ -23,7 +23,8 @@ type Queue struct {
 }
 
 // Open creates (or updates to cfg) the work-queue stream with file
-// storage, its dead-letter stream and the results KV bucket.
+// storage and its dead-letter stream, and creates or opens, as they are,
+// the results, cancel and start-mark KV buckets.
 func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Queue, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -46,31 +47,42 @@ func Open(ctx context.Context, js jetstream.JetStream, cfg Config) (*Queue, erro
 	}); err != nil {
 		return nil, natsErr("creating stream "+cfg.deadStream(), err)
 	}
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	kv, err := openBucket(ctx, js, jetstream.KeyValueConfig{
 		Bucket:  cfg.Results,
 		History: 5, // more than one revision of a key would be a doubled outcome; keep them visible
 		Storage: jetstream.FileStorage,
 	})
 	if err != nil {
-		return nil, natsErr("creating results bucket "+cfg.Results, err)
+		return nil, natsErr("opening results bucket "+cfg.Results, err)
 	}
-	cancels, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	cancels, err := openBucket(ctx, js, jetstream.KeyValueConfig{
 		Bucket:  cfg.cancels(),
 		Storage: jetstream.FileStorage,
 		TTL:     24 * time.Hour, // a marker outlives any job it could stop
 	})
 	if err != nil {
-		return nil, natsErr("creating cancel bucket "+cfg.cancels(), err)
+		return nil, natsErr("opening cancel bucket "+cfg.cancels(), err)
 	}
-	started, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	started, err := openBucket(ctx, js, jetstream.KeyValueConfig{
 		Bucket:  cfg.startedBucket(),
 		Storage: jetstream.FileStorage,
 		TTL:     7 * 24 * time.Hour, // longer than any job stays on the stream in practice
 	})
 	if err != nil {
-		return nil, natsErr("creating started bucket "+cfg.startedBucket(), err)
+		return nil, natsErr("opening started bucket "+cfg.startedBucket(), err)
 	}
 	return &Queue{js: js, cfg: cfg, results: kv, cancels: cancels, started: started}, nil
+}
+
+// openBucket creates a KV bucket with cfg, or opens it as it is when it
+// exists: an operator's limits on it (a max age on the results) are
+// theirs, and a worker starting must not reset them.
+func openBucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	kv, err := js.CreateKeyValue(ctx, cfg)
+	if errors.Is(err, jetstream.ErrBucketExists) {
+		return js.KeyValue(ctx, cfg.Bucket)
+	}
+	return kv, err
 }
 
 // Config is the queue's configuration with its defaults filled in.
@@ -88,6 +100,13 @@ func validJob(job Job) error {
 	}
 	if !validToken.MatchString(job.Macro) {
 		return &Error{Code: CodeInvalidJob, Message: fmt.Sprintf("macro %q is not a subject token (letters, digits, -_)", job.Macro)}
+	}
+	if job.Batch != "" && !validToken.MatchString(job.Batch) {
+		return &Error{Code: CodeInvalidJob, Message: fmt.Sprintf("batch %q is not a key token (letters, digits, -_)", job.Batch)}
+	}
+	if job.Batch != "" && !strings.HasPrefix(job.ID, job.Batch+".") {
+		// Watch asks the server for the batch's keys only (<batch>.>).
+		return &Error{Code: CodeInvalidJob, Message: fmt.Sprintf("job id %q of batch %q must start with %q", job.ID, job.Batch, job.Batch+".")}
 	}
 	return nil
 }
@@ -144,9 +163,14 @@ func (q *Queue) Result(ctx context.Context, jobID string) (*Result, error) {
 // Watch sends the results of batch's jobs: those already stored, then
 // each one as it is stored, until ctx is done (then the channel closes).
 // A collector counts distinct JobIDs; a key is written once, so each job
-// arrives once per watch.
+// arrives once per watch. A batch's job ids are <batch>.<rest> (Enqueue
+// refuses others), so the server sends only the batch's keys: starting a
+// watch costs the batch's results, not the bucket's.
 func (q *Queue) Watch(ctx context.Context, batch string) (<-chan Result, error) {
-	w, err := q.results.WatchAll(ctx)
+	if !validToken.MatchString(batch) {
+		return nil, &Error{Code: CodeInvalidJob, Message: fmt.Sprintf("batch %q is not a key token (letters, digits, -_)", batch)}
+	}
+	w, err := q.results.Watch(ctx, batch+".>")
 	if err != nil {
 		return nil, natsErr("watching results", err)
 	}

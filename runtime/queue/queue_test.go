@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -29,6 +30,10 @@ func TestEnqueueDedupe(t *testing.T) {
 		{"empty id", Job{Macro: "add_customer"}, false, ErrInvalidJob, 2},
 		{"macro with a dot", Job{ID: "j4", Macro: "a.b"}, false, ErrInvalidJob, 2},
 		{"id with a double dot", Job{ID: "b..1", Macro: "add_customer"}, false, ErrInvalidJob, 2},
+		{"batch job outside its batch's keys", Job{ID: "j5", Macro: "add_customer", Batch: "b"}, false, ErrInvalidJob, 2},
+		{"batch job under a longer batch's keys", Job{ID: "bb.1", Macro: "add_customer", Batch: "b"}, false, ErrInvalidJob, 2},
+		{"batch with a wildcard", Job{ID: "b.>.1", Macro: "add_customer", Batch: "b.>"}, false, ErrInvalidJob, 2},
+		{"batch job", Job{ID: "b.1", Macro: "add_customer", Batch: "b"}, false, nil, 3},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -103,6 +108,8 @@ func TestWatch(t *testing.T) {
 	defer cancel()
 	enqueue(t, q, jobs("a", 2)...) // stored before the watch starts
 	enqueue(t, q, jobs("b", 3)...)
+	enqueue(t, q, jobs("aa", 2)...)                // a longer batch name that starts with a
+	enqueue(t, q, Job{ID: "a.single", Macro: "m"}) // a single call whose id looks like batch a's
 	work(t, q, 2, ok)
 	ch, err := q.Watch(ctx, "a")
 	if err != nil {
@@ -116,16 +123,45 @@ func TestWatch(t *testing.T) {
 		}
 		seen[r.JobID]++
 	}
-	for _, id := range []string{"b-0", "b-1", "b-2"} {
+	for _, id := range []string{"b.0", "b.1", "b.2", "aa.0", "aa.1", "a.single"} {
 		waitResult(t, q, id, 10e9)
 	}
-	enqueue(t, q, Job{ID: "a-late", Macro: "m", Batch: "a"})
-	if r := <-ch; r.JobID != "a-late" {
-		t.Errorf("after the stored ones the watch sent %+v, want a-late", r)
+	enqueue(t, q, Job{ID: "a.late", Macro: "m", Batch: "a"})
+	if r := <-ch; r.JobID != "a.late" {
+		t.Errorf("after the stored ones the watch sent %+v, want a.late", r)
 	}
 	for id, n := range seen {
 		if n != 1 {
 			t.Errorf("%s arrived %d times", id, n)
 		}
+	}
+}
+
+// TestOpenKeepsBucketLimits: a max age an operator gave the results
+// bucket (docs/scale.md) survives every later Open, and results stored
+// before it are still there.
+func TestOpenKeepsBucketLimits(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	js := connect(t, s)
+	q := openQueue(t, js, testConfig())
+	ctx := context.Background()
+	if err := q.store(ctx, Result{JobID: "kept", Status: StatusOK}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.UpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: q.Config().Results, History: 5, Storage: jetstream.FileStorage, TTL: 720 * time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		q = openQueue(t, js, testConfig())
+	}
+	st, err := q.results.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.TTL() != 720*time.Hour {
+		t.Errorf("after Open the results bucket's max age is %v, want the operator's 720h", st.TTL())
+	}
+	if _, err := q.Result(ctx, "kept"); err != nil {
+		t.Errorf("a result stored before Open: %v", err)
 	}
 }

@@ -204,9 +204,9 @@ func TestDeadLetter(t *testing.T) {
 				calls.Add(1)
 				return c.handle(ctx, d)
 			})
-			job := Job{ID: "doomed", Macro: "add_customer", Batch: "b1", Args: json.RawMessage(`{"email":"a@b.c"}`)}
+			job := Job{ID: "b1.doomed", Macro: "add_customer", Batch: "b1", Args: json.RawMessage(`{"email":"a@b.c"}`)}
 			enqueue(t, q, job)
-			r := waitResult(t, q, "doomed", 15*time.Second)
+			r := waitResult(t, q, "b1.doomed", 15*time.Second)
 			if r.Status != c.status || r.Error == nil || r.Error.Code != c.code || r.Error.Message != c.message || r.Attempt != int(c.wantCalls) || r.MayHaveRun != c.mayHaveRun {
 				t.Errorf("result %+v (error %+v), want %s %s %q at attempt %d, may have run %v", r, r.Error, c.status, c.code, c.message, c.wantCalls, c.mayHaveRun)
 			}
