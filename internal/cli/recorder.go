@@ -312,13 +312,19 @@ func demonstrate(ctx context.Context, env *Env, o RecordOptions, lb *LazyBrowser
 			ncancel()
 		}
 	}()
+	armed := false // point mode is on and no check came of it yet
 	report := func(a *engine.Recorded) {
 		if a.Kind == "point" {
-			if a.Value == "on" {
+			switch {
+			case a.Value == "on":
 				fmt.Fprintln(env.Stderr, "  ? pointing: click the element to check (Esc or Ctrl+Shift+K again cancels)")
+			case armed:
+				fmt.Fprintln(env.Stderr, "  ? pointing cancelled")
 			}
+			armed = a.Value == "on"
 			return
 		}
+		armed = false
 		*acts = append(*acts, a)
 		fmt.Fprintf(env.Stderr, "  + %s\n", a)
 	}

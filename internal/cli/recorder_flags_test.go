@@ -267,10 +267,11 @@ func TestRecordRunPrompt(t *testing.T) {
 
 // TestRecordPointing: pointing at elements while recording adds checks.
 // Alt+click on the "New customer" button does not click it (the dialog
-// stays closed) and checks its text; Ctrl+Shift+K then a click checks the
-// dialog's heading; Alt+click on the saved row's name checks that name,
-// as the parameter. The spec passes check and, replayed with other values
-// on a fresh site, passes.
+// stays closed) and checks its text; Ctrl+Shift+K then Esc cancels point
+// mode, so the next click is a click; Ctrl+Shift+K then a click checks
+// the dialog's heading; Ctrl+Alt+click on the saved row's name checks
+// that name, as the parameter. The spec passes check and, replayed with
+// other values on a fresh site, passes.
 func TestRecordPointing(t *testing.T) {
 	remote := browsertest.StartRemote(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -287,12 +288,22 @@ func TestRecordPointing(t *testing.T) {
 	if hidden, err := r.user.Page.Context(ctx).Eval(`() => document.getElementById('new-customer-backdrop').hidden`); err != nil || !hidden.Value.Bool() {
 		t.Fatalf("Alt+click reached the page: the dialog opened (%v)", err)
 	}
-	r.click("button", "New customer")
-	r.waitFor("  + click", 1)
-	if err := r.user.Page.Context(ctx).KeyActions().Press(input.ControlLeft, input.ShiftLeft).Type(input.KeyK).Do(); err != nil {
+	armPointing := func() {
+		t.Helper()
+		if err := r.user.Page.Context(ctx).KeyActions().Press(input.ControlLeft, input.ShiftLeft).Type(input.KeyK).Do(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	armPointing()
+	r.waitFor("  ? pointing:", 1)
+	if err := r.user.Page.Context(ctx).Keyboard.Type(input.Escape); err != nil {
 		t.Fatal(err)
 	}
-	r.waitFor("  ? pointing", 1)
+	r.waitFor("  ? pointing cancelled", 1)
+	r.click("button", "New customer")
+	r.waitFor("  + click", 1)
+	armPointing()
+	r.waitFor("  ? pointing:", 2)
 	r.click("#new-customer-title", "")
 	r.waitFor("  + assert", 2)
 	r.click("#customer-name", "")
@@ -302,8 +313,11 @@ func TestRecordPointing(t *testing.T) {
 	r.click("button", "Save")
 	r.waitFor("  + click", 2)
 	r.waitForRow("Ada Lovelace")
-	r.pointClick("[data-testid=customer-name]", "Ada Lovelace", input.AltLeft)
+	r.pointClick("[data-testid=customer-name]", "Ada Lovelace", input.ControlLeft, input.AltLeft)
 	r.waitFor("  + assert", 3)
+	if n := strings.Count(r.stderr.String(), "  ? pointing cancelled"); n != 1 {
+		t.Errorf("%d pointing cancelled lines, want 1 (a check ends point mode without one)\nstderr: %s", n, r.stderr.String())
+	}
 	if code := r.end(); code != 0 {
 		t.Fatalf("record: exit %d\nstdout: %s\nstderr: %s", code, r.stdout.String(), r.stderr.String())
 	}
