@@ -41,7 +41,8 @@ func FindPage(ctx context.Context, b *rod.Browser, prefix string) (*rod.Page, er
 }
 
 // Click moves the mouse to the middle of the visible element matching css
-// (and holding text, when text is not empty) and clicks it.
+// (and holding text, when text is not empty), once it stopped moving, and
+// clicks it.
 func (u User) Click(ctx context.Context, css, text string) error {
 	p := u.Page.Context(ctx)
 	var el *rod.Element
@@ -54,7 +55,9 @@ func (u User) Click(ctx context.Context, css, text string) error {
 	if err != nil {
 		return fmt.Errorf("find %s %q: %w", css, text, err)
 	}
-	if err := el.WaitVisible(); err != nil {
+	// Where it settles: a popup's options slide in (antd animates its
+	// dropdowns), and a point read mid-flight can land beside them.
+	if err := el.WaitStableRAF(); err != nil {
 		return err
 	}
 	shape, err := el.Shape()
