@@ -86,6 +86,9 @@ type Recorded struct {
 	// by name and by value ("" where an option has none).
 	Options      []string `json:"options,omitempty"`
 	OptionValues []string `json:"optionValues,omitempty"`
+	// OptionsPartial says Options are only some of the options: the list
+	// renders those in view (a virtual list) or has more than 100.
+	OptionsPartial bool `json:"optionsPartial,omitempty"`
 	// URL is the page's URL when the action happened.
 	URL string `json:"url"`
 	// Before is the page before the action (clicks, presses, selects,

@@ -468,4 +468,32 @@
       await changeOrFrame(deadline);
     }
   };
+
+  // mk.optionAt reports the option a press at n picks among combobox
+  // combo's options as select finds them (its listbox, or the popup a user
+  // sees when that listbox is virtual: antd's options carry no role), or
+  // null: {el, name, options, partial}. partial: options are only some
+  // (the list scrolls past options it has not rendered, a virtual list, or
+  // has more than the 100 reported). The recorder uses it to tell a pick
+  // from a click.
+  mk.optionAt = (combo, n) => {
+    if (!combo || !combo.isConnected || !n) return null;
+    const sr = searchRoot(combo, null, true);
+    if (!sr || !mk.contains(sr.lb, n)) return null;
+    const opts = itemsOf(sr.lb);
+    const o = opts.find((x) => x === n || mk.contains(x, n));
+    if (!o) return null;
+    return {el: o, name: itemName(o), options: opts.slice(0, 100).map(itemName), partial: opts.length > 100 || mk.listPartial(sr.lb, opts)};
+  };
+
+  // mk.listPartial says whether a list's scroller holds more than the
+  // items it has rendered: the items' boxes fill under nine tenths of
+  // what it scrolls through.
+  mk.listPartial = (root, items) => {
+    const sc = listScroller(root);
+    if (!sc || !items.length) return false;
+    let sum = 0;
+    for (const o of items) sum += o.getBoundingClientRect().height;
+    return sum < sc.scrollHeight * 0.9;
+  };
 }

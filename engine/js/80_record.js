@@ -202,9 +202,11 @@
   const optionsAround = (el, out) => {
     let box = el.closest('[role=listbox]') || el.parentElement;
     if (!box) return;
-    const opts = Array.from(box.querySelectorAll('[role=option]')).slice(0, 100);
+    const all = Array.from(box.querySelectorAll('[role=option]'));
+    const opts = all.slice(0, 100);
     out.options = opts.map((o) => norm(mk.name(o) || o.textContent || ''));
     out.optionValues = opts.map(optionValue);
+    if (all.length > opts.length || mk.listPartial(box, all)) out.optionsPartial = true;
   };
 
   let seq = 0;
@@ -244,7 +246,6 @@
   };
 
   const hit = (e) => (e.composedPath ? e.composedPath()[0] : e.target);
-  const target = (e) => lift(hit(e));
 
   // Pointing adds a check instead of a click: Alt+click (Ctrl+Alt+click
   // too, for desktops whose window manager takes Alt+click), or a click
@@ -257,14 +258,34 @@
     send({ kind: 'point', value: on ? 'on' : 'off' });
   };
 
+  // lastCombo is the combobox the last click was on. A press on one of
+  // its options that carry no role (antd's popup shows role-less items
+  // over a hidden ARIA list) is a pick, found as select finds options
+  // (mk.optionAt), not a click on a nameless element.
+  let lastCombo = null;
+  const pickAt = (n) => {
+    if (!lastCombo || !lastCombo.isConnected) return null;
+    const el = lift(n);
+    if (el && mk.role(el) === 'option') return null; // an ARIA option: optionsAround
+    return mk.optionAt(lastCombo, n);
+  };
+  const infoOf = (el, pick) => {
+    const info = describe(el);
+    if (pick) { info.role = 'option'; info.name = norm(pick.name); }
+    return info;
+  };
+
   const onPointerDown = (e) => {
     if (!e.isTrusted || e.button !== 0) return;
+    entering = false; // its keyup went elsewhere
     pointing = e.altKey || armed;
     if (pointing) { swallow(e); return; }
-    const el = target(e);
+    const n = hit(e);
+    const pick = pickAt(n);
+    const el = pick ? pick.el : lift(n);
     flush();
     if (skipClick(el)) { pendingDown = null; return; }
-    pendingDown = { el, info: describe(el), before: state() };
+    pendingDown = { el, pick, info: infoOf(el, pick), before: state() };
   };
 
   // The mouse events between a pointing press and its click.
@@ -272,6 +293,7 @@
 
   const onClick = (e) => {
     if (!e.isTrusted) return;
+    if (entering && e.detail === 0) return; // an Enter's implicit submission (onKeyUp)
     if (pointing || e.altKey || armed) {
       // A check on this element, not a click.
       swallow(e);
@@ -281,13 +303,24 @@
       if (armed) arm(false);
       return;
     }
-    const el = target(e);
+    const n = hit(e);
+    let pick = pickAt(n);
+    let el = pick ? pick.el : lift(n);
+    // A pick may close its popup before the click: the press said what it was.
+    if (!pick && pendingDown && pendingDown.pick && (!pendingDown.el.isConnected || mk.contains(pendingDown.el, n))) {
+      el = pendingDown.el;
+      pick = pendingDown.pick;
+    }
     if (skipClick(el)) return;
     flush();
-    const p = pendingDown && pendingDown.el === el ? pendingDown : { info: describe(el), before: state() };
+    const p = pendingDown && pendingDown.el === el ? pendingDown : { info: infoOf(el, pick), before: state() };
     pendingDown = null;
     const ev = Object.assign({ kind: 'click', before: p.before }, p.info);
-    if (p.info.role === 'option') optionsAround(el, ev);
+    if (pick) {
+      ev.options = pick.options.map(norm);
+      if (pick.partial) ev.optionsPartial = true;
+    } else if (p.info.role === 'option') optionsAround(el, ev);
+    lastCombo = p.info.combobox ? el : null;
     send(ev);
   };
 
@@ -309,6 +342,7 @@
       const ev = Object.assign({ kind: 'select', value: o ? norm(o.label || o.textContent || '') : '', before: state() }, describe(el));
       ev.options = Array.from(el.options).slice(0, 100).map((x) => norm(x.label || x.textContent || ''));
       ev.optionValues = Array.from(el.options).slice(0, 100).map((x) => x.value);
+      if (el.options.length > 100) ev.optionsPartial = true;
       send(ev);
     } else if (isCheckable(el)) {
       flush();
@@ -330,6 +364,16 @@
     flush();
     fill(el);
     send(Object.assign({ kind: 'press', key: 'Enter', before: state() }, describe(el)));
+    entering = true;
+  };
+
+  // entering: a recorded Enter in a field is down. The click the browser
+  // makes on the form's submit button for it (implicit submission:
+  // trusted, detail 0) is that press's effect, not a second action —
+  // recorded, a replay would submit twice.
+  let entering = false;
+  const onKeyUp = (e) => {
+    if (e.key === 'Enter' && entering) setTimeout(() => { entering = false; }, 0);
   };
 
   // mk.recordStart() listens to the user's input in this document (once).
@@ -343,6 +387,7 @@
     window.addEventListener('input', onInput, o);
     window.addEventListener('change', onChange, o);
     window.addEventListener('keydown', onKeyDown, o);
+    window.addEventListener('keyup', onKeyUp, o);
     // A page left with a field typed into but not blurred: report it.
     window.addEventListener('pagehide', flush, o);
     return true;

@@ -122,7 +122,7 @@ func mergeOptionClicks(acts []*engine.Recorded) []*engine.Recorded {
 			}
 			if prev.Kind == "click" && prev.Combobox && prev.Target != nil {
 				sel := *prev
-				sel.Kind, sel.Value, sel.Options, sel.OptionValues = "select", a.Name, a.Options, a.OptionValues
+				sel.Kind, sel.Value, sel.Options, sel.OptionValues, sel.OptionsPartial = "select", a.Name, a.Options, a.OptionValues, a.OptionsPartial
 				sel.After, sel.Requests = a.After, append(append([]engine.Request(nil), prev.Requests...), a.Requests...)
 				out[len(out)-1] = &sel
 				continue
@@ -294,8 +294,14 @@ func (b *builder) param(a *engine.Recorded) paramRef {
 	case a.Value == redact.Marker:
 		// Withheld from a kept recording (Keep): it was a secret.
 		p.Secret, p.Withheld = true, true
-	case a.Type == "password" || strings.Contains(a.Autocomplete, "password") || strings.Contains(strings.ToLower(hint), "password"):
+	// A choice among options shown on the page is no secret, whatever its
+	// input's autocomplete says (antd's Select sets new-password to keep
+	// the browser's autofill away).
+	case a.Type == "password" || (a.Kind != "select" && strings.Contains(a.Autocomplete, "password")) || strings.Contains(strings.ToLower(hint), "password"):
 		p.Secret = true
+	case a.Kind == "select" && a.OptionsPartial:
+		// Only the options in view were seen: an enum of them would refuse
+		// the rest. The engine's select finds any option by name.
 	case a.Kind == "select":
 		p.Enum, p.Value = enumOf(a)
 	case a.Type == "email" || emailRE.MatchString(a.Value):
