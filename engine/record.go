@@ -89,6 +89,12 @@ type Recorded struct {
 	// OptionsPartial says Options are only some of the options: the list
 	// renders those in view (a virtual list) or has more than 100.
 	OptionsPartial bool `json:"optionsPartial,omitempty"`
+	// Multiple says the select holds several values: an option click is
+	// one more pick (or, on a chosen option, takes it back), and Values
+	// are the options chosen, in order (a native select reports them all
+	// at each change; record's Build gathers a widget's picks into them).
+	Multiple bool     `json:"multiple,omitempty"`
+	Values   []string `json:"values,omitempty"`
 	// URL is the page's URL when the action happened.
 	URL string `json:"url"`
 	// Before is the page before the action (clicks, presses, selects,

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"net/http"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -144,5 +145,43 @@ func TestRecordTurnsInputIntoActions(t *testing.T) {
 	if rec.Pending() {
 		a, _ := rec.Next(ctx)
 		t.Errorf("an extra action was recorded: %s", a)
+	}
+}
+
+// TestRecordNativeMultipleSelect: a click, then a Ctrl+click, on the
+// options of a <select multiple> are two selects that say so and carry
+// every option chosen at each change (record's Build keeps the last).
+func TestRecordNativeMultipleSelect(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t, 30*time.Second)
+	p := newTestPage(t)
+	if err := p.Goto(ctx, fixtureURL("record.html")); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := p.Record(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	userClick(ctx, t, p, Target{Role: "option", Name: "Mon"})
+	kb := p.Rod().Context(ctx).Keyboard
+	if err := kb.Press(input.ControlLeft); err != nil {
+		t.Fatal(err)
+	}
+	userClick(ctx, t, p, Target{Role: "option", Name: "Wed"})
+	if err := kb.Release(input.ControlLeft); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range [][]string{{"Mon"}, {"Mon", "Wed"}} {
+		a, err := rec.Next(ctx)
+		if err != nil {
+			t.Fatalf("after %d action(s): %v", i, err)
+		}
+		if a.Kind != "select" || !a.Multiple || !slices.Equal(a.Values, want) || a.Target == nil || *a.Target != (Target{Label: "Days"}) {
+			t.Errorf("action %d: %s multiple=%v values=%q target=%+v, want a select of Days holding %q", i, a, a.Multiple, a.Values, a.Target, want)
+		}
+		if !slices.Equal(a.Options, []string{"Mon", "Tue", "Wed"}) {
+			t.Errorf("action %d: options %q", i, a.Options)
+		}
 	}
 }

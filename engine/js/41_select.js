@@ -486,6 +486,10 @@
     return {el: o, name: itemName(o), options: opts.slice(0, 100).map(itemName), partial: opts.length > 100 || mk.listPartial(sr.lb, opts)};
   };
 
+  // mk.comboMultiple says whether a combobox holds several values (as
+  // select's options: decides it), so each pick adds one.
+  mk.comboMultiple = (combo) => !!combo && combo.isConnected && multipleOf(combo, relatedListbox(combo));
+
   // mk.listPartial says whether a list's scroller holds more than the
   // items it has rendered: the items' boxes fill under nine tenths of
   // what it scrolls through.

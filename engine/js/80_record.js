@@ -320,7 +320,10 @@
       ev.options = pick.options.map(norm);
       if (pick.partial) ev.optionsPartial = true;
     } else if (p.info.role === 'option') optionsAround(el, ev);
-    lastCombo = p.info.combobox ? el : null;
+    // A multiple select's popup stays open: the next option pressed is
+    // another pick of the same combobox.
+    if (ev.role === 'option' && lastCombo && lastCombo.isConnected && mk.comboMultiple(lastCombo)) ev.multiple = true;
+    lastCombo = p.info.combobox ? el : (ev.role === 'option' ? lastCombo : null);
     send(ev);
   };
 
@@ -343,6 +346,10 @@
       ev.options = Array.from(el.options).slice(0, 100).map((x) => norm(x.label || x.textContent || ''));
       ev.optionValues = Array.from(el.options).slice(0, 100).map((x) => x.value);
       if (el.options.length > 100) ev.optionsPartial = true;
+      if (el.multiple) {
+        ev.multiple = true;
+        ev.values = Array.from(el.selectedOptions).map((x) => norm(x.label || x.textContent || ''));
+      }
       send(ev);
     } else if (isCheckable(el)) {
       flush();

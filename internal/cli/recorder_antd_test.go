@@ -25,7 +25,8 @@ import (
 // form is submitted by Enter in the date field. The recording must hold:
 // each pick is one select (Customer's ten options become an enum; Country's
 // virtual list shows only some of its options, so its parameter is a plain
-// string), neither select is taken for a secret, and Enter is one press —
+// string), Regions' picks (one taken back) one select of a list, no select
+// is taken for a secret, and Enter is one press —
 // the click the browser synthesises on the submit button for Enter is not
 // recorded as a second submission. The spec equals the golden and, replayed
 // with a country that was never rendered, passes and saves exactly once.
@@ -47,20 +48,37 @@ func TestRecordAntdForm(t *testing.T) {
 	url := ss.URL("antd")
 	macros := t.TempDir()
 
-	r := startRecording(t, ctx, remote.WS, url, "save_customer", "--url", url, "--macros", macros, "--env", "WIDGETS_URL="+srv.URL, "--run=false")
+	// As a person would, wait for a menu to have gone before the next
+	// field: while it slides away it covers the fields below it.
+	var r *recording
+	menuGone := func() {
+		t.Helper()
+		if err := r.user.Page.Context(ctx).Wait(rod.Eval(`() => !document.querySelector('.ant-select-dropdown:not(.ant-select-dropdown-hidden)')`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r = startRecording(t, ctx, remote.WS, url, "save_customer", "--url", url, "--macros", macros, "--env", "WIDGETS_URL="+srv.URL, "--run=false")
 	r.click("#customer", "")
 	r.waitFor("  + click", 1)
 	r.click(".ant-select-item-option-content", "Globex")
 	r.waitFor("  + click", 2)
-	// As a person would, wait for Customer's menu to have gone: while it
-	// slides away it covers the Country field below it.
-	if err := r.user.Page.Context(ctx).Wait(rod.Eval(`() => !document.querySelector('.ant-select-dropdown:not(.ant-select-dropdown-hidden)')`)); err != nil {
-		t.Fatal(err)
-	}
+	menuGone()
 	r.click("#country", "")
 	r.waitFor("  + click", 3)
 	r.click(".ant-select-item-option-content", "Austria")
 	r.waitFor("  + click", 4)
+	menuGone()
+	// Regions holds several: North, West, East, and West again takes it back.
+	r.click("#regions", "")
+	r.waitFor("  + click", 5)
+	for i, region := range []string{"North", "West", "East", "West"} {
+		r.click(".ant-select-item-option-content", region)
+		r.waitFor("  + click", 6+i)
+	}
+	if err := r.user.Page.Context(ctx).Keyboard.Type(input.Escape); err != nil {
+		t.Fatal(err)
+	}
+	menuGone()
 	r.click("#start", "")
 	r.typeText("2026-12-24")
 	if err := r.user.Page.Context(ctx).Keyboard.Type(input.Enter); err != nil {
@@ -86,6 +104,9 @@ func TestRecordAntdForm(t *testing.T) {
 	for _, want := range []string{
 		"select: {target: {label: Customer}, option: \"{{ customer }}\"}",
 		"select: {target: {label: Country}, option: \"{{ country }}\"}",
+		"select: {target: {label: Regions}, options: \"{{ regions }}\"}",
+		"regions: {type: array, items: {type: string, enum: [North, South, East, West]}, minItems: 1",
+		"regions: [North, East]",
 		"request_succeeded: {url: /api/save, method: POST}",
 		"list_count_delta: {target: {testid: saved-row}, delta: 1}",
 	} {
@@ -98,8 +119,8 @@ func TestRecordAntdForm(t *testing.T) {
 			t.Errorf("the recorded spec holds %q", bad)
 		}
 	}
-	if n := strings.Count(r.stderr.String(), "  + click"); n != 4 {
-		t.Errorf("recorded %d clicks, want 4 (two per select; Enter's synthesised click is not one)\n%s", n, r.stderr.String())
+	if n := strings.Count(r.stderr.String(), "  + click"); n != 9 {
+		t.Errorf("recorded %d clicks, want 9 (one per combobox, one per pick; Enter's synthesised click is not one)\n%s", n, r.stderr.String())
 	}
 
 	b, err := engine.Launch(ctx, engine.Options{ControlURL: remote.WS})
@@ -108,7 +129,7 @@ func TestRecordAntdForm(t *testing.T) {
 	}
 	defer b.Close()
 	res := replaySpec(t, ctx, out, runtime.ContextPages(b), map[string]string{"WIDGETS_URL": srv.URL},
-		map[string]any{"customer": "Initech", "country": "Sweden", "start_date": "2026-12-25"})
+		map[string]any{"customer": "Initech", "country": "Sweden", "regions": []any{"South", "East"}, "start_date": "2026-12-25"})
 	if !res.OK || res.Verdict != sessionlog.VerdictPassed {
 		var buf bytes.Buffer
 		PrintOutcome(&buf, res)
@@ -118,7 +139,7 @@ func TestRecordAntdForm(t *testing.T) {
 	if len(saves) != 2 {
 		t.Fatalf("after the replay the session saved %d time(s), want 2: %+v", len(saves), saves)
 	}
-	for _, want := range []string{`"customer":"Initech"`, `"country":"Sweden"`, `"start":"2026-12-25"`} {
+	for _, want := range []string{`"customer":"Initech"`, `"country":"Sweden"`, `"regions":["South","East"]`, `"start":"2026-12-25"`} {
 		if !bytes.Contains(saves[1].Body, []byte(want)) {
 			t.Errorf("the replayed save %s lacks %s", saves[1].Body, want)
 		}

@@ -27,8 +27,11 @@ func replayMacro(s *spec.Spec) (*runtime.Macro, error) {
 		default:
 			return nil, fmt.Errorf("%s: a %s step runs only compiled (macrokit generate)", st.Path, st.Kind)
 		}
-		if st.Tab != "" || st.Opens != "" || st.OptionsFrom != nil || len(st.SelectPath) > 0 || st.SelectPathFrom != nil {
-			return nil, fmt.Errorf("%s: tabs, option lists and paths run only compiled (macrokit generate)", st.Path)
+		if st.Tab != "" || st.Opens != "" || len(st.SelectPath) > 0 || st.SelectPathFrom != nil {
+			return nil, fmt.Errorf("%s: tabs and paths run only compiled (macrokit generate)", st.Path)
+		}
+		if f := st.OptionsFrom; f != nil && (f.Whole() == nil || f.Whole().Scope != spec.RefParam) {
+			return nil, fmt.Errorf("%s: options from a variable run only compiled (macrokit generate)", st.Path)
 		}
 	}
 	params := json.RawMessage(`{"type":"object"}`)
@@ -176,7 +179,12 @@ func (r *replayer) step(st *spec.Step) (engine.Step, error) {
 		}
 		out.Options = append(out.Options, s)
 	}
-	for _, t := range []*spec.Template{st.Value} {
+	if st.OptionsFrom != nil {
+		if out.Options, err = r.list(st.OptionsFrom.Whole()); err != nil {
+			return out, err
+		}
+	}
+	for _, t := range []*spec.Template{st.Value, st.OptionsFrom} {
 		if t != nil && t.Secret {
 			out.Sensitive = true
 		}
@@ -199,6 +207,28 @@ func (r *replayer) step(st *spec.Step) (engine.Step, error) {
 			return out, err
 		}
 		out.Expect = append(out.Expect, ec)
+	}
+	return out, nil
+}
+
+// list is a parameter holding a list of strings (select's options:
+// "{{ regions }}"), as the generated code converts it. An empty list is
+// refused: a select of nothing would pass having done nothing.
+func (r *replayer) list(ref *spec.Ref) ([]string, error) {
+	items, err := runtime.List(r.args[ref.Name])
+	if err != nil {
+		return nil, fmt.Errorf("{{ %s }}: %w", ref.Raw, err)
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("{{ %s }}: an empty list of options", ref.Raw)
+	}
+	out := make([]string, len(items))
+	for i, it := range items {
+		s, ok := it.(string)
+		if !ok {
+			return nil, fmt.Errorf("{{ %s }}[%d]: options are strings, got %T", ref.Raw, i, it)
+		}
+		out[i] = s
 	}
 	return out, nil
 }

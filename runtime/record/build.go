@@ -108,22 +108,59 @@ func (b *builder) envURL(u string) string {
 }
 
 // mergeOptionClicks turns "click a combobox, click one of its options"
-// into one select of that option (the way a spec writes it).
+// into one select of that option (the way a spec writes it). A multiple
+// select's picks, one after another (opening it again between them or
+// not), become one select of them all: a pick of an option already chosen
+// takes it back, and a native select's changes keep the last (it reports
+// every chosen option each time).
 func mergeOptionClicks(acts []*engine.Recorded) []*engine.Recorded {
 	var out []*engine.Recorded
 	for _, a := range acts {
+		if a.Kind == "select" && a.Multiple && len(out) > 0 {
+			if prev := out[len(out)-1]; prev.Kind == "select" && prev.Multiple && sameTarget(prev.Target, a.Target) {
+				sel := *a
+				sel.Before, sel.Requests = prev.Before, append(append([]engine.Request(nil), prev.Requests...), a.Requests...)
+				out[len(out)-1] = &sel
+				continue
+			}
+		}
+		if a.Kind == "click" && a.Combobox && len(out) > 0 {
+			// Opened again for another pick (react-select's multi closes
+			// its menu after each): the picks go on in the same select.
+			if prev := out[len(out)-1]; prev.Kind == "select" && prev.Multiple && prev.Combobox && sameTarget(prev.Target, a.Target) {
+				continue
+			}
+		}
 		if a.Kind == "click" && a.Role == "option" && len(out) > 0 {
 			prev := out[len(out)-1]
 			// Text typed into the combobox to filter its options is not a fill.
-			if len(out) > 1 && prev.Kind == "fill" && out[len(out)-2].Kind == "click" && out[len(out)-2].Combobox &&
-				sameTarget(prev.Target, out[len(out)-2].Target) {
+			if len(out) > 1 && prev.Kind == "fill" && comboOf(out[len(out)-2]) && sameTarget(prev.Target, out[len(out)-2].Target) {
 				out = out[:len(out)-1]
 				prev = out[len(out)-1]
 			}
-			if prev.Kind == "click" && prev.Combobox && prev.Target != nil {
+			switch {
+			case prev.Kind == "click" && prev.Combobox && prev.Target != nil:
 				sel := *prev
 				sel.Kind, sel.Value, sel.Options, sel.OptionValues, sel.OptionsPartial = "select", a.Name, a.Options, a.OptionValues, a.OptionsPartial
+				sel.Multiple, sel.Values = a.Multiple, nil
+				if a.Multiple {
+					sel.Values = []string{a.Name}
+				}
 				sel.After, sel.Requests = a.After, append(append([]engine.Request(nil), prev.Requests...), a.Requests...)
+				out[len(out)-1] = &sel
+				continue
+			case a.Multiple && prev.Kind == "select" && prev.Multiple && prev.Combobox:
+				sel := *prev
+				sel.Values = togglePick(prev.Values, a.Name)
+				sel.Options, sel.OptionValues = unionOptions(prev, a)
+				sel.OptionsPartial = prev.OptionsPartial || a.OptionsPartial
+				sel.After, sel.Requests = a.After, append(append([]engine.Request(nil), prev.Requests...), a.Requests...)
+				if len(sel.Values) == 0 {
+					// Every pick taken back: nothing was chosen.
+					out = out[:len(out)-1]
+					continue
+				}
+				sel.Value = sel.Values[0]
 				out[len(out)-1] = &sel
 				continue
 			}
@@ -131,6 +168,42 @@ func mergeOptionClicks(acts []*engine.Recorded) []*engine.Recorded {
 		out = append(out, a)
 	}
 	return out
+}
+
+// comboOf says whether a is a click on a combobox or the select it became.
+func comboOf(a *engine.Recorded) bool {
+	return a.Combobox && (a.Kind == "click" || a.Kind == "select" && a.Multiple)
+}
+
+// unionOptions are the options a multiple select showed at either pick
+// (a widget may hide those already chosen), with their values when both
+// picks reported them.
+func unionOptions(prev, a *engine.Recorded) ([]string, []string) {
+	names := slices.Clone(prev.Options)
+	withValues := len(prev.OptionValues) == len(prev.Options) && len(a.OptionValues) == len(a.Options)
+	var values []string
+	if withValues {
+		values = slices.Clone(prev.OptionValues)
+	}
+	for i, n := range a.Options {
+		if slices.Contains(names, n) {
+			continue
+		}
+		names = append(names, n)
+		if withValues {
+			values = append(values, a.OptionValues[i])
+		}
+	}
+	return names, values
+}
+
+// togglePick adds name to the options chosen, or takes it back when it
+// was chosen already (a multiple select's option toggles).
+func togglePick(values []string, name string) []string {
+	if i := slices.Index(values, name); i >= 0 {
+		return slices.Delete(slices.Clone(values), i, i+1)
+	}
+	return append(slices.Clone(values), name)
 }
 
 func sameTarget(a, b *engine.Target) bool {
@@ -167,6 +240,7 @@ func (b *builder) action(a *engine.Recorded) {
 	case "select":
 		st.Kind = vocab.ActSelect
 		st.Value = b.param(a).ref()
+		st.Many = a.Multiple
 	case "check":
 		st.Kind = vocab.ActCheck
 	case "uncheck":
@@ -299,6 +373,13 @@ func (b *builder) param(a *engine.Recorded) paramRef {
 	// the browser's autofill away).
 	case a.Type == "password" || (a.Kind != "select" && strings.Contains(a.Autocomplete, "password")) || strings.Contains(strings.ToLower(hint), "password"):
 		p.Secret = true
+	case a.Kind == "select" && a.Multiple:
+		// Several options: an array of them, each one of the options seen
+		// unless only some were.
+		p.Type, p.Value, p.Values = "array", "", a.Values
+		if !a.OptionsPartial {
+			p.Enum, p.Values = enumOfAll(a)
+		}
 	case a.Kind == "select" && a.OptionsPartial:
 		// Only the options in view were seen: an enum of them would refuse
 		// the rest. The engine's select finds any option by name.
@@ -355,6 +436,22 @@ func enumOf(a *engine.Recorded) ([]string, string) {
 		return nil, a.Value
 	}
 	return enum, value
+}
+
+// enumOfAll is enumOf for a multiple select: the options seen and the
+// values chosen among them (no enum when one of them is not there).
+func enumOfAll(a *engine.Recorded) ([]string, []string) {
+	var enum, values []string
+	for _, v := range a.Values {
+		one := *a
+		one.Value = v
+		e, val := enumOf(&one)
+		if e == nil {
+			return nil, a.Values
+		}
+		enum, values = e, append(values, val)
+	}
+	return enum, values
 }
 
 // fieldName is the name hint and the description of a field.
@@ -708,6 +805,9 @@ func (b *builder) applyOptions() error {
 	}
 	for _, n := range b.o.Secrets {
 		p := lookup(n)
+		if p.Type == "array" {
+			return &Error{Msg: fmt.Sprintf("--secret %s: the options of a multiple select are shown on the page; it cannot be a secret", n), Known: known}
+		}
 		if consts[p] {
 			return &Error{Msg: fmt.Sprintf("--secret %s: it is also a --const, and a secret is never written into the spec", n), Known: known}
 		}
@@ -753,6 +853,10 @@ func (b *builder) applyOptions() error {
 		return out.String()
 	}
 	for _, st := range b.m.Steps {
+		if p := orig[strings.Trim(st.Value, "\x00")]; st.Many && p != nil && consts[p] {
+			// A constant list is written as the list.
+			st.Value, st.Options = "", p.Values
+		}
 		st.Value = render(st.Value)
 		st.Target = templTarget(st.Target, b.m.Params, consts)
 		for i := range st.Expect {
@@ -875,7 +979,10 @@ func intentFor(m *Macro) string {
 	for _, p := range m.Params {
 		w := strings.ReplaceAll(p.Name, "_", " ")
 		art := "a "
-		if strings.ContainsRune("aeiou", rune(w[0])) {
+		switch {
+		case p.Type == "array":
+			art = "" // a list: "with regions"
+		case strings.ContainsRune("aeiou", rune(w[0])):
 			art = "an "
 		}
 		names = append(names, art+w)

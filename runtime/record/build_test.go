@@ -34,6 +34,17 @@ func login() []*engine.Recorded {
 	}
 }
 
+// regionPicks is a click on a multiple select (antd's mode="multiple")
+// and a click on each option named.
+func regionPicks(names ...string) []*engine.Recorded {
+	acts := []*engine.Recorded{{Kind: "click", Target: &engine.Target{Label: "Regions"}, Combobox: true, URL: "http://site.test/x"}}
+	for _, n := range names {
+		acts = append(acts, &engine.Recorded{Kind: "click", Role: "option", Name: n, Target: &engine.Target{Role: "option", Name: n},
+			Multiple: true, Options: []string{"North", "South", "East", "West"}, URL: "http://site.test/x"})
+	}
+	return acts
+}
+
 func TestBuild(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -72,6 +83,39 @@ func TestBuild(t *testing.T) {
 		{name: "a pick is no secret whatever its autocomplete says", opts: Options{URL: "http://site.test/x"},
 			acts: []*engine.Recorded{{Kind: "select", Target: &engine.Target{Label: "Customer"}, Value: "Globex", Autocomplete: "new-password", Options: []string{"Acme", "Globex"}, URL: "http://site.test/x"}},
 			want: []string{"customer: {type: string, enum: [Acme, Globex]", "args: {customer: Globex}"}, notWant: []string{"secret"}},
+		{name: "a multiple select's picks, one taken back, are one select of a list", opts: Options{URL: "http://site.test/x"},
+			acts: regionPicks("North", "West", "East", "West"),
+			want: []string{`select: {target: {label: Regions}, options: "{{ regions }}"}`, "required: [regions]",
+				"regions: {type: array, items: {type: string, enum: [North, South, East, West]}, minItems: 1", "args: {regions: [North, East]}",
+				"intent: sign in with regions", "say: sign in North and East"},
+			notWant: []string{"click:"}},
+		{name: "a multiple select opened again for each pick", opts: Options{URL: "http://site.test/x"},
+			acts: func() []*engine.Recorded {
+				a, b := regionPicks("North"), regionPicks("East")
+				b[1].Options = []string{"South", "East", "West", "Central"} // North, chosen, is hidden
+				return append(a, b...)
+			}(),
+			want: []string{`select: {target: {label: Regions}, options: "{{ regions }}"}`, "args: {regions: [North, East]}",
+				"enum: [North, South, East, West, Central]"},
+			notWant: []string{"click:", "regions_2"}},
+		{name: "a multiple select as a constant is its list", opts: Options{URL: "http://site.test/x", Consts: []string{"regions"}},
+			acts: regionPicks("South", "East"), want: []string{"select: {target: {label: Regions}, options: [South, East]}"}, notWant: []string{"regions"}},
+		{name: "a multiple select is no secret", opts: Options{URL: "http://site.test/x", Secrets: []string{"regions"}},
+			acts: regionPicks("South"), err: "--secret regions: the options of a multiple select are shown on the page"},
+		{name: "every pick taken back is no step", opts: Options{URL: "http://site.test/x"},
+			acts: regionPicks("South", "South"), notWant: []string{"select:", "regions"}},
+		{name: "a native multiple select keeps its last change", opts: Options{URL: "http://site.test/x"},
+			acts: []*engine.Recorded{
+				{Kind: "select", Target: &engine.Target{Label: "Days"}, Value: "Mon", Multiple: true, Values: []string{"Mon"}, Options: []string{"Mon", "Tue", "Wed"}, URL: "http://site.test/x"},
+				{Kind: "select", Target: &engine.Target{Label: "Days"}, Value: "Mon", Multiple: true, Values: []string{"Mon", "Wed"}, Options: []string{"Mon", "Tue", "Wed"}, URL: "http://site.test/x"}},
+			want: []string{`select: {target: {label: Days}, options: "{{ days }}"}`, "days: {type: array, items: {type: string, enum: [Mon, Tue, Wed]}", "args: {days: [Mon, Wed]}"}},
+		{name: "a virtual multiple select's items are free text", opts: Options{URL: "http://site.test/x"},
+			acts: func() []*engine.Recorded {
+				acts := regionPicks("North")
+				acts[1].OptionsPartial = true
+				return acts
+			}(),
+			want: []string{"regions: {type: array, items: {type: string}, minItems: 1"}, notWant: []string{"enum"}},
 		{name: "constant text when nothing else shows the effect", opts: Options{URL: "http://site.test/x"},
 			acts: []*engine.Recorded{{Kind: "click", Target: &engine.Target{Role: "button", Name: "Show details"}, URL: "http://site.test/x",
 				Before: st("http://site.test/x", []string{"Order"}, nil), After: st("http://site.test/x", []string{"Order", "Shipped to Lisbon", "Details for this order"}, nil)}},

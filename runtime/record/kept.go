@@ -75,7 +75,7 @@ func Keep(acts []*engine.Recorded, o Options) ([]byte, error) {
 	for _, p := range b.m.Params {
 		if withhold[p] {
 			k.Withheld = append(k.Withheld, p.Name)
-			secrets = append(secrets, p.Value)
+			secrets = append(append(secrets, p.Value), p.Values...)
 		}
 	}
 	for _, a := range acts {

@@ -22,8 +22,9 @@ type Macro struct {
 // Param is one parameter: a value the user filled in or selected.
 type Param struct {
 	Name   string
-	Type   string // string, integer or number
+	Type   string // string, integer, number, or array (of strings: a multiple select)
 	Format string // email, date, ...
+	// Enum are the values allowed (an array's: of each item).
 	Enum   []string
 	Secret bool
 	// Withheld is a secret whose value a kept recording did not keep
@@ -34,6 +35,8 @@ type Param struct {
 	// Value is the value recorded. A secret's stays in memory (Args) and is
 	// never rendered.
 	Value string
+	// Values are an array's values recorded (Value is then empty).
+	Values []string
 }
 
 // Step is one step of the macro. Texts hold spec templates: "{{ email }}",
@@ -42,9 +45,13 @@ type Step struct {
 	Kind   vocab.Action // goto, click, fill, select, check, uncheck, press
 	URL    string       // goto
 	Target *engine.Target
-	Value  string // fill value, select option
+	Value  string // fill value, select option (options, with Many)
 	Key    string // press
-	Expect []Cond
+	// Many is a select of several options: Value refers to an array
+	// parameter, or Options are the options written as they are.
+	Many    bool
+	Options []string
+	Expect  []Cond
 	// Unverified is why no check proves the step's effect (checked
 	// effects, docs/spec.md).
 	Unverified string
@@ -86,7 +93,19 @@ func (m *Macro) Withheld() []string {
 func (m *Macro) Args() map[string]any {
 	out := map[string]any{}
 	for _, p := range m.Params {
-		out[p.Name] = typedValue(p.Type, p.Value)
+		out[p.Name] = p.value()
 	}
 	return out
+}
+
+// value is the recorded value typed as the parameter is.
+func (p *Param) value() any {
+	if p.Type == "array" {
+		out := make([]any, len(p.Values))
+		for i, v := range p.Values {
+			out[i] = v
+		}
+		return out
+	}
+	return typedValue(p.Type, p.Value)
 }

@@ -57,6 +57,9 @@ func (m *Macro) paramsNode() *yaml.Node {
 	for i, p := range m.Params {
 		ps[i] = specyaml.Param{Name: p.Name, Type: p.Type, Format: p.Format, Enum: p.Enum,
 			Required: !p.Secret, Secret: p.Secret, Description: p.Field}
+		if p.Type == "array" {
+			ps[i].Enum, ps[i].Items = nil, &specyaml.Param{Type: "string", Enum: p.Enum}
+		}
 	}
 	return specyaml.Params(ps)
 }
@@ -68,6 +71,11 @@ func (m *Macro) example() *yaml.Node {
 	var vals []string
 	for _, p := range m.Params {
 		if p.Secret {
+			continue
+		}
+		if p.Type == "array" {
+			vals = append(vals, strings.Join(p.Values, " and "))
+			specyaml.Add(args, p.Name, specyaml.FlowSeq(p.Values))
 			continue
 		}
 		vals = append(vals, p.Value)
@@ -104,7 +112,14 @@ func stepNode(st *Step) *yaml.Node {
 	case vocab.ActSelect:
 		v := specyaml.Map(true)
 		specyaml.Add(v, "target", targetNode(st.Target))
-		specyaml.Add(v, "option", specyaml.Str(st.Value))
+		switch {
+		case st.Many && st.Options != nil:
+			specyaml.Add(v, "options", specyaml.FlowSeq(escapeAll(st.Options)))
+		case st.Many:
+			specyaml.Add(v, "options", specyaml.Str(st.Value))
+		default:
+			specyaml.Add(v, "option", specyaml.Str(st.Value))
+		}
 		specyaml.Add(m, "select", v)
 	case vocab.ActPress:
 		v := specyaml.Map(true)
@@ -192,4 +207,13 @@ func targetNode(t *engine.Target) *yaml.Node {
 		specyaml.Add(m, "last", specyaml.Bool(true))
 	}
 	return m
+}
+
+// escapeAll keeps literal texts from being read as templates.
+func escapeAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = escapeTmpl(s)
+	}
+	return out
 }
