@@ -95,6 +95,11 @@ type Recorded struct {
 	// at each change; record's Build gathers a widget's picks into them).
 	Multiple bool     `json:"multiple,omitempty"`
 	Values   []string `json:"values,omitempty"`
+	// Level says a click is on an entry of a menu opened from the last
+	// combobox clicked: one level of a cascader's path (Name is the
+	// entry's visible name, as select's path finds it). record's Build
+	// gathers the levels into Values.
+	Level bool `json:"level,omitempty"`
 	// URL is the page's URL when the action happened.
 	URL string `json:"url"`
 	// Before is the page before the action (clicks, presses, selects,

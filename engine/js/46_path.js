@@ -53,6 +53,10 @@
     return [];
   };
 
+  // mk.pathName is the name a level's option is picked by: its own
+  // visible text (the recorder writes it into a path).
+  mk.pathName = (el) => labelsOf(el).pop();
+
   // popupOf is the nearest menu-like ancestor of el (for evidence).
   const popupOf = (el) => {
     for (let c = parentOf(el); c; c = parentOf(c)) if (c.nodeType === 1 && POPUP_ROLES.has(mk.role(c))) return c;

@@ -156,7 +156,7 @@
     if (el.tagName === 'INPUT') out.type = (el.type || 'text').toLowerCase();
     const ac = el.getAttribute && el.getAttribute('autocomplete');
     if (ac) out.autocomplete = ac;
-    if (el.getAttribute && (el.getAttribute('aria-haspopup') === 'listbox' || mk.role(el) === 'combobox')) out.combobox = true;
+    if (el.getAttribute && (el.getAttribute('aria-haspopup') === 'listbox' || mk.role(el) === 'combobox' || pickerInput(el))) out.combobox = true;
     const tc = targetFor(el);
     if (tc) { out.target = tc.t; out.how = tc.kind; }
     return out;
@@ -235,9 +235,13 @@
     return !!(p && p.el.isConnected && fill(p.el));
   };
 
+  // pickerInput: a read-only text input is no field to type in; a click
+  // on it opens what it shows (Element Plus' cascader and date inputs).
+  const pickerInput = (el) => el.tagName === 'INPUT' && el.readOnly && !el.disabled && isTextEntry(el);
+
   const skipClick = (el) => {
     if (!el) return true;
-    if ((isTextEntry(el) && mk.role(el) !== 'combobox') || el.tagName === 'SELECT' || el.tagName === 'OPTION' || isCheckable(el)) return true;
+    if ((isTextEntry(el) && mk.role(el) !== 'combobox' && !pickerInput(el)) || el.tagName === 'SELECT' || el.tagName === 'OPTION' || isCheckable(el)) return true;
     if (el.tagName === 'LABEL') {
       const c = el.control;
       if (c && (isTextEntry(c) || c.tagName === 'SELECT' || isCheckable(c))) return true;
@@ -263,6 +267,7 @@
   // over a hidden ARIA list) is a pick, found as select finds options
   // (mk.optionAt), not a click on a nameless element.
   let lastCombo = null;
+  const LEVEL_ROLES = new Set(['menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem']);
   const pickAt = (n) => {
     if (!lastCombo || !lastCombo.isConnected) return null;
     const el = lift(n);
@@ -323,7 +328,14 @@
     // A multiple select's popup stays open: the next option pressed is
     // another pick of the same combobox.
     if (ev.role === 'option' && lastCombo && lastCombo.isConnected && mk.comboMultiple(lastCombo)) ev.multiple = true;
-    lastCombo = p.info.combobox ? el : (ev.role === 'option' ? lastCombo : null);
+    // A menu entry opened from a combobox is one level of a cascader's
+    // path, named as select's path finds it (antd adds its arrow's "right"
+    // to the accessible name).
+    if (LEVEL_ROLES.has(ev.role) && lastCombo && lastCombo.isConnected) {
+      ev.level = true;
+      ev.name = norm(mk.pathName(el));
+    }
+    lastCombo = p.info.combobox ? el : (ev.role === 'option' || ev.level ? lastCombo : null);
     send(ev);
   };
 

@@ -25,8 +25,9 @@ import (
 // form is submitted by Enter in the date field. The recording must hold:
 // each pick is one select (Customer's ten options become an enum; Country's
 // virtual list shows only some of its options, so its parameter is a plain
-// string), Regions' picks (one taken back) one select of a list, no select
-// is taken for a secret, and Enter is one press —
+// string), Regions' picks (one taken back) one select of a list, the
+// Cascader's three levels one select of a path, no select is taken for a
+// secret, and Enter is one press —
 // the click the browser synthesises on the submit button for Enter is not
 // recorded as a second submission. The spec equals the golden and, replayed
 // with a country that was never rendered, passes and saves exactly once.
@@ -79,6 +80,14 @@ func TestRecordAntdForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	menuGone()
+	// Location is a Cascader: a path, one level per menu.
+	r.click("#location", "")
+	r.waitFor("  + click", 10)
+	for i, level := range []string{"Zhejiang", "Hangzhou", "West Lake"} {
+		r.click(".ant-cascader-menu-item-content", level)
+		r.waitFor("  + click", 11+i)
+	}
+	menuGone()
 	r.click("#start", "")
 	r.typeText("2026-12-24")
 	if err := r.user.Page.Context(ctx).Keyboard.Type(input.Enter); err != nil {
@@ -107,6 +116,8 @@ func TestRecordAntdForm(t *testing.T) {
 		"select: {target: {label: Regions}, options: \"{{ regions }}\"}",
 		"regions: {type: array, items: {type: string, enum: [North, South, East, West]}, minItems: 1",
 		"regions: [North, East]",
+		"select: {target: {label: Location}, path: \"{{ location }}\"}",
+		"location: [Zhejiang, Hangzhou, West Lake]",
 		"request_succeeded: {url: /api/save, method: POST}",
 		"list_count_delta: {target: {testid: saved-row}, delta: 1}",
 	} {
@@ -119,8 +130,8 @@ func TestRecordAntdForm(t *testing.T) {
 			t.Errorf("the recorded spec holds %q", bad)
 		}
 	}
-	if n := strings.Count(r.stderr.String(), "  + click"); n != 9 {
-		t.Errorf("recorded %d clicks, want 9 (one per combobox, one per pick; Enter's synthesised click is not one)\n%s", n, r.stderr.String())
+	if n := strings.Count(r.stderr.String(), "  + click"); n != 13 {
+		t.Errorf("recorded %d clicks, want 13 (one per combobox, one per pick or level; Enter's synthesised click is not one)\n%s", n, r.stderr.String())
 	}
 
 	b, err := engine.Launch(ctx, engine.Options{ControlURL: remote.WS})
@@ -129,7 +140,8 @@ func TestRecordAntdForm(t *testing.T) {
 	}
 	defer b.Close()
 	res := replaySpec(t, ctx, out, runtime.ContextPages(b), map[string]string{"WIDGETS_URL": srv.URL},
-		map[string]any{"customer": "Initech", "country": "Sweden", "regions": []any{"South", "East"}, "start_date": "2026-12-25"})
+		map[string]any{"customer": "Initech", "country": "Sweden", "regions": []any{"South", "East"},
+			"location": []any{"Jiangsu", "Nanjing", "Zhong Hua Men"}, "start_date": "2026-12-25"})
 	if !res.OK || res.Verdict != sessionlog.VerdictPassed {
 		var buf bytes.Buffer
 		PrintOutcome(&buf, res)
@@ -139,7 +151,8 @@ func TestRecordAntdForm(t *testing.T) {
 	if len(saves) != 2 {
 		t.Fatalf("after the replay the session saved %d time(s), want 2: %+v", len(saves), saves)
 	}
-	for _, want := range []string{`"customer":"Initech"`, `"country":"Sweden"`, `"regions":["South","East"]`, `"start":"2026-12-25"`} {
+	for _, want := range []string{`"customer":"Initech"`, `"country":"Sweden"`, `"regions":["South","East"]`,
+		`"location":["jiangsu","nanjing","zhonghuamen"]`, `"start":"2026-12-25"`} {
 		if !bytes.Contains(saves[1].Body, []byte(want)) {
 			t.Errorf("the replayed save %s lacks %s", saves[1].Body, want)
 		}

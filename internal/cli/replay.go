@@ -27,11 +27,13 @@ func replayMacro(s *spec.Spec) (*runtime.Macro, error) {
 		default:
 			return nil, fmt.Errorf("%s: a %s step runs only compiled (macrokit generate)", st.Path, st.Kind)
 		}
-		if st.Tab != "" || st.Opens != "" || len(st.SelectPath) > 0 || st.SelectPathFrom != nil {
-			return nil, fmt.Errorf("%s: tabs and paths run only compiled (macrokit generate)", st.Path)
+		if st.Tab != "" || st.Opens != "" {
+			return nil, fmt.Errorf("%s: tabs run only compiled (macrokit generate)", st.Path)
 		}
-		if f := st.OptionsFrom; f != nil && (f.Whole() == nil || f.Whole().Scope != spec.RefParam) {
-			return nil, fmt.Errorf("%s: options from a variable run only compiled (macrokit generate)", st.Path)
+		for _, f := range []*spec.Template{st.OptionsFrom, st.SelectPathFrom} {
+			if f != nil && (f.Whole() == nil || f.Whole().Scope != spec.RefParam) {
+				return nil, fmt.Errorf("%s: a list from a variable runs only compiled (macrokit generate)", st.Path)
+			}
 		}
 	}
 	params := json.RawMessage(`{"type":"object"}`)
@@ -179,12 +181,24 @@ func (r *replayer) step(st *spec.Step) (engine.Step, error) {
 		}
 		out.Options = append(out.Options, s)
 	}
+	for _, o := range st.SelectPath {
+		s, err := r.text(o, replayPlain)
+		if err != nil {
+			return out, err
+		}
+		out.Path = append(out.Path, s)
+	}
 	if st.OptionsFrom != nil {
 		if out.Options, err = r.list(st.OptionsFrom.Whole()); err != nil {
 			return out, err
 		}
 	}
-	for _, t := range []*spec.Template{st.Value, st.OptionsFrom} {
+	if st.SelectPathFrom != nil {
+		if out.Path, err = r.list(st.SelectPathFrom.Whole()); err != nil {
+			return out, err
+		}
+	}
+	for _, t := range []*spec.Template{st.Value, st.OptionsFrom, st.SelectPathFrom} {
 		if t != nil && t.Secret {
 			out.Sensitive = true
 		}
@@ -212,15 +226,15 @@ func (r *replayer) step(st *spec.Step) (engine.Step, error) {
 }
 
 // list is a parameter holding a list of strings (select's options:
-// "{{ regions }}"), as the generated code converts it. An empty list is
-// refused: a select of nothing would pass having done nothing.
+// "{{ regions }}", or path), as the generated code converts it. An empty
+// list is refused: a select of nothing would pass having done nothing.
 func (r *replayer) list(ref *spec.Ref) ([]string, error) {
 	items, err := runtime.List(r.args[ref.Name])
 	if err != nil {
 		return nil, fmt.Errorf("{{ %s }}: %w", ref.Raw, err)
 	}
 	if len(items) == 0 {
-		return nil, fmt.Errorf("{{ %s }}: an empty list of options", ref.Raw)
+		return nil, fmt.Errorf("{{ %s }}: an empty list", ref.Raw)
 	}
 	out := make([]string, len(items))
 	for i, it := range items {

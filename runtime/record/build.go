@@ -112,7 +112,8 @@ func (b *builder) envURL(u string) string {
 // select's picks, one after another (opening it again between them or
 // not), become one select of them all: a pick of an option already chosen
 // takes it back, and a native select's changes keep the last (it reports
-// every chosen option each time).
+// every chosen option each time). A cascader's levels, clicked one after
+// another from its combobox, become one select of that path.
 func mergeOptionClicks(acts []*engine.Recorded) []*engine.Recorded {
 	var out []*engine.Recorded
 	for _, a := range acts {
@@ -128,6 +129,29 @@ func mergeOptionClicks(acts []*engine.Recorded) []*engine.Recorded {
 			// Opened again for another pick (react-select's multi closes
 			// its menu after each): the picks go on in the same select.
 			if prev := out[len(out)-1]; prev.Kind == "select" && prev.Multiple && prev.Combobox && sameTarget(prev.Target, a.Target) {
+				continue
+			}
+		}
+		if a.Kind == "click" && a.Level && len(out) > 0 {
+			prev := out[len(out)-1]
+			switch {
+			case prev.Kind == "click" && prev.Combobox && prev.Target != nil:
+				sel := *prev
+				sel.Kind, sel.Value, sel.Values, sel.Level = "select", a.Name, []string{a.Name}, true
+				sel.Options, sel.OptionValues, sel.Multiple = nil, nil, false
+				sel.After, sel.Requests = a.After, append(append([]engine.Request(nil), prev.Requests...), a.Requests...)
+				// Opened again for another path: the last one is what was chosen.
+				if len(out) > 1 && out[len(out)-2].Kind == "select" && out[len(out)-2].Level && sameTarget(out[len(out)-2].Target, prev.Target) {
+					sel.Before = out[len(out)-2].Before
+					out = out[:len(out)-1]
+				}
+				out[len(out)-1] = &sel
+				continue
+			case prev.Kind == "select" && prev.Level:
+				sel := *prev
+				sel.Values = append(slices.Clone(prev.Values), a.Name)
+				sel.After, sel.Requests = a.After, append(append([]engine.Request(nil), prev.Requests...), a.Requests...)
+				out[len(out)-1] = &sel
 				continue
 			}
 		}
@@ -240,7 +264,7 @@ func (b *builder) action(a *engine.Recorded) {
 	case "select":
 		st.Kind = vocab.ActSelect
 		st.Value = b.param(a).ref()
-		st.Many = a.Multiple
+		st.Many, st.Path = a.Multiple, a.Level
 	case "check":
 		st.Kind = vocab.ActCheck
 	case "uncheck":
@@ -373,6 +397,10 @@ func (b *builder) param(a *engine.Recorded) paramRef {
 	// the browser's autofill away).
 	case a.Type == "password" || (a.Kind != "select" && strings.Contains(a.Autocomplete, "password")) || strings.Contains(strings.ToLower(hint), "password"):
 		p.Secret = true
+	case a.Kind == "select" && a.Level:
+		// A cascader's path: a list, one name per level (no enum: each
+		// level's options depend on the one before).
+		p.Type, p.Value, p.Values, p.Path = "array", "", a.Values, true
 	case a.Kind == "select" && a.Multiple:
 		// Several options: an array of them, each one of the options seen
 		// unless only some were.
@@ -806,7 +834,7 @@ func (b *builder) applyOptions() error {
 	for _, n := range b.o.Secrets {
 		p := lookup(n)
 		if p.Type == "array" {
-			return &Error{Msg: fmt.Sprintf("--secret %s: the options of a multiple select are shown on the page; it cannot be a secret", n), Known: known}
+			return &Error{Msg: fmt.Sprintf("--secret %s: a list of options picked (a multiple select, a cascader's path) is shown on the page; it cannot be a secret", n), Known: known}
 		}
 		if consts[p] {
 			return &Error{Msg: fmt.Sprintf("--secret %s: it is also a --const, and a secret is never written into the spec", n), Known: known}
@@ -853,7 +881,7 @@ func (b *builder) applyOptions() error {
 		return out.String()
 	}
 	for _, st := range b.m.Steps {
-		if p := orig[strings.Trim(st.Value, "\x00")]; st.Many && p != nil && consts[p] {
+		if p := orig[strings.Trim(st.Value, "\x00")]; (st.Many || st.Path) && p != nil && consts[p] {
 			// A constant list is written as the list.
 			st.Value, st.Options = "", p.Values
 		}

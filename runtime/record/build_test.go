@@ -45,6 +45,17 @@ func regionPicks(names ...string) []*engine.Recorded {
 	return acts
 }
 
+// cascade is a click on a cascader (antd's Cascader) and one on each
+// level's entry, as the recorder reports them.
+func cascade(levels ...string) []*engine.Recorded {
+	acts := []*engine.Recorded{{Kind: "click", Target: &engine.Target{Label: "Location"}, Combobox: true, URL: "http://site.test/x"}}
+	for _, l := range levels {
+		acts = append(acts, &engine.Recorded{Kind: "click", Role: "menuitemcheckbox", Name: l, Level: true,
+			Target: &engine.Target{Role: "menuitemcheckbox", Name: l + " right"}, URL: "http://site.test/x"})
+	}
+	return acts
+}
+
 func TestBuild(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -98,10 +109,21 @@ func TestBuild(t *testing.T) {
 			want: []string{`select: {target: {label: Regions}, options: "{{ regions }}"}`, "args: {regions: [North, East]}",
 				"enum: [North, South, East, West, Central]"},
 			notWant: []string{"click:", "regions_2"}},
+		{name: "a cascader's levels are one select of a path", opts: Options{URL: "http://site.test/x"},
+			acts: cascade("Zhejiang", "Hangzhou", "West Lake"),
+			want: []string{`select: {target: {label: Location}, path: "{{ location }}"}`, "location: {type: array, items: {type: string}, minItems: 1",
+				"args: {location: [Zhejiang, Hangzhou, West Lake]}", "say: sign in Zhejiang / Hangzhou / West Lake"},
+			notWant: []string{"click:", "enum", "right"}},
+		{name: "a cascader opened again: the last path", opts: Options{URL: "http://site.test/x"},
+			acts:    append(cascade("Zhejiang", "Hangzhou"), cascade("Jiangsu", "Nanjing")...),
+			want:    []string{"args: {location: [Jiangsu, Nanjing]}"},
+			notWant: []string{"location_2", "Zhejiang"}},
+		{name: "a cascader's path as a constant", opts: Options{URL: "http://site.test/x", Consts: []string{"location"}},
+			acts: cascade("Jiangsu", "Nanjing"), want: []string{"select: {target: {label: Location}, path: [Jiangsu, Nanjing]}"}},
 		{name: "a multiple select as a constant is its list", opts: Options{URL: "http://site.test/x", Consts: []string{"regions"}},
 			acts: regionPicks("South", "East"), want: []string{"select: {target: {label: Regions}, options: [South, East]}"}, notWant: []string{"regions"}},
 		{name: "a multiple select is no secret", opts: Options{URL: "http://site.test/x", Secrets: []string{"regions"}},
-			acts: regionPicks("South"), err: "--secret regions: the options of a multiple select are shown on the page"},
+			acts: regionPicks("South"), err: "--secret regions: a list of options picked (a multiple select, a cascader's path) is shown on the page"},
 		{name: "every pick taken back is no step", opts: Options{URL: "http://site.test/x"},
 			acts: regionPicks("South", "South"), notWant: []string{"select:", "regions"}},
 		{name: "a native multiple select keeps its last change", opts: Options{URL: "http://site.test/x"},

@@ -35,8 +35,10 @@ type Param struct {
 	// Value is the value recorded. A secret's stays in memory (Args) and is
 	// never rendered.
 	Value string
-	// Values are an array's values recorded (Value is then empty).
+	// Values are an array's values recorded (Value is then empty); Path
+	// says they are a cascader's levels rather than several options.
 	Values []string
+	Path   bool
 }
 
 // Step is one step of the macro. Texts hold spec templates: "{{ email }}",
@@ -47,9 +49,11 @@ type Step struct {
 	Target *engine.Target
 	Value  string // fill value, select option (options, with Many)
 	Key    string // press
-	// Many is a select of several options: Value refers to an array
-	// parameter, or Options are the options written as they are.
+	// Many is a select of several options, Path one of a cascader's path:
+	// Value refers to an array parameter, or Options are the options (the
+	// levels) written as they are.
 	Many    bool
+	Path    bool
 	Options []string
 	Expect  []Cond
 	// Unverified is why no check proves the step's effect (checked
@@ -108,4 +112,12 @@ func (p *Param) value() any {
 		return out
 	}
 	return typedValue(p.Type, p.Value)
+}
+
+// sep joins an array's values in an example sentence.
+func (p *Param) sep() string {
+	if p.Path {
+		return " / "
+	}
+	return " and "
 }

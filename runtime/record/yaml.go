@@ -74,7 +74,7 @@ func (m *Macro) example() *yaml.Node {
 			continue
 		}
 		if p.Type == "array" {
-			vals = append(vals, strings.Join(p.Values, " and "))
+			vals = append(vals, strings.Join(p.Values, p.sep()))
 			specyaml.Add(args, p.Name, specyaml.FlowSeq(p.Values))
 			continue
 		}
@@ -113,6 +113,10 @@ func stepNode(st *Step) *yaml.Node {
 		v := specyaml.Map(true)
 		specyaml.Add(v, "target", targetNode(st.Target))
 		switch {
+		case st.Path && st.Options != nil:
+			specyaml.Add(v, "path", specyaml.FlowSeq(escapeAll(st.Options)))
+		case st.Path:
+			specyaml.Add(v, "path", specyaml.Str(st.Value))
 		case st.Many && st.Options != nil:
 			specyaml.Add(v, "options", specyaml.FlowSeq(escapeAll(st.Options)))
 		case st.Many:
