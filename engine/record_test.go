@@ -41,6 +41,21 @@ func userClick(ctx context.Context, t *testing.T, p *Page, tg Target) {
 	}
 }
 
+// recordFixture opens record.html and records on it until the test ends.
+func recordFixture(ctx context.Context, t *testing.T) (*Page, *Recorder) {
+	t.Helper()
+	p := newTestPage(t)
+	if err := p.Goto(ctx, fixtureURL("record.html")); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := p.Record(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rec.Close)
+	return p, rec
+}
+
 // userType presses one key per character.
 func userType(ctx context.Context, t *testing.T, p *Page, s string) {
 	t.Helper()
@@ -60,15 +75,7 @@ func userType(ctx context.Context, t *testing.T, p *Page, s string) {
 func TestRecordTurnsInputIntoActions(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t, 30*time.Second)
-	p := newTestPage(t)
-	if err := p.Goto(ctx, fixtureURL("record.html")); err != nil {
-		t.Fatal(err)
-	}
-	rec, err := p.Record(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Close()
+	p, rec := recordFixture(ctx, t)
 	before := recordPosts.Load()
 
 	userClick(ctx, t, p, Target{Label: "User name"})
@@ -154,15 +161,7 @@ func TestRecordTurnsInputIntoActions(t *testing.T) {
 func TestRecordNativeMultipleSelect(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t, 30*time.Second)
-	p := newTestPage(t)
-	if err := p.Goto(ctx, fixtureURL("record.html")); err != nil {
-		t.Fatal(err)
-	}
-	rec, err := p.Record(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Close()
+	p, rec := recordFixture(ctx, t)
 	userClick(ctx, t, p, Target{Role: "option", Name: "Mon"})
 	kb := p.Rod().Context(ctx).Keyboard
 	if err := kb.Press(input.ControlLeft); err != nil {

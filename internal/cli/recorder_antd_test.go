@@ -1,22 +1,11 @@
 package cli
 
 import (
-	"bytes"
-	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/input"
-	"github.com/macrokit/macrokit-go/engine"
-	"github.com/macrokit/macrokit-go/engine/widgets"
-	"github.com/macrokit/macrokit-go/internal/browsertest"
-	"github.com/macrokit/macrokit-go/runtime"
-	"github.com/macrokit/macrokit-go/runtime/sessionlog"
 )
 
 // TestRecordAntdForm records a customer saved on the real-widget app's antd
@@ -25,40 +14,22 @@ import (
 // form is submitted by Enter in the date field. The recording must hold:
 // each pick is one select (Customer's ten options become an enum; Country's
 // virtual list shows only some of its options, so its parameter is a plain
-// string), Regions' picks (one taken back) one select of a list, the
-// Cascader's three levels one select of a path, no select is taken for a
-// secret, and Enter is one press —
-// the click the browser synthesises on the submit button for Enter is not
-// recorded as a second submission. The spec equals the golden and, replayed
-// with a country that was never rendered, passes and saves exactly once.
+// string); Regions' picks (one taken back) one select of a list; the
+// Cascader's three levels one select of a path; no select a secret; and
+// Enter one press — the click the browser synthesises on the submit button
+// for it is not recorded as a second submission. The spec equals the
+// golden and, replayed with a country that was never rendered, passes and
+// saves exactly once.
 func TestRecordAntdForm(t *testing.T) {
-	remote := browsertest.StartRemote(t)
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skip("the widget app needs npm (docs: engine/widgets/README.md)")
-	}
-	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	dist, err := widgets.Build(ctx, filepath.Join("..", "..", "engine", "widgets", "app"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := widgets.NewServer(dist)
-	defer srv.Close()
-	ss := srv.Session() // a fresh server's first: s1, as in the golden
-	url := ss.URL("antd")
-	macros := t.TempDir()
-
+	r := recordWidgets(t, "antd", "save_customer")
 	// As a person would, wait for a menu to have gone before the next
 	// field: while it slides away it covers the fields below it.
-	var r *recording
 	menuGone := func() {
 		t.Helper()
-		if err := r.user.Page.Context(ctx).Wait(rod.Eval(`() => !document.querySelector('.ant-select-dropdown:not(.ant-select-dropdown-hidden)')`)); err != nil {
+		if err := r.user.Page.Context(r.ctx).Wait(rod.Eval(`() => !document.querySelector('.ant-select-dropdown:not(.ant-select-dropdown-hidden)')`)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	r = startRecording(t, ctx, remote.WS, url, "save_customer", "--url", url, "--macros", macros, "--env", "WIDGETS_URL="+srv.URL, "--run=false")
 	r.click("#customer", "")
 	r.waitFor("  + click", 1)
 	r.click(".ant-select-item-option-content", "Globex")
@@ -76,7 +47,7 @@ func TestRecordAntdForm(t *testing.T) {
 		r.click(".ant-select-item-option-content", region)
 		r.waitFor("  + click", 6+i)
 	}
-	if err := r.user.Page.Context(ctx).Keyboard.Type(input.Escape); err != nil {
+	if err := r.user.Page.Context(r.ctx).Keyboard.Type(input.Escape); err != nil {
 		t.Fatal(err)
 	}
 	menuGone()
@@ -90,27 +61,15 @@ func TestRecordAntdForm(t *testing.T) {
 	menuGone()
 	r.click("#start", "")
 	r.typeText("2026-12-24")
-	if err := r.user.Page.Context(ctx).Keyboard.Type(input.Enter); err != nil {
+	if err := r.user.Page.Context(r.ctx).Keyboard.Type(input.Enter); err != nil {
 		t.Fatal(err)
 	}
 	r.waitFor("  + press", 1)
-	if _, err := r.user.Page.Context(ctx).ElementR("[data-testid=saved-row]", "Globex"); err != nil {
+	if _, err := r.user.Page.Context(r.ctx).ElementR("[data-testid=saved-row]", "Globex"); err != nil {
 		t.Fatalf("the saved row never showed: %v", err)
 	}
-	if code := r.end(); code != 0 {
-		t.Fatalf("record: exit %d\nstdout: %s\nstderr: %s", code, r.stdout.String(), r.stderr.String())
-	}
-	if n := ss.Count("/api/save"); n != 1 {
-		t.Fatalf("the demonstration saved %d customer(s), want 1", n)
-	}
-	out := filepath.Join(macros, "save_customer.yaml")
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatalf("%v\nstderr: %s", err, r.stderr.String())
-	}
-	goldenRecord(t, "save_customer.yaml", data)
-	spec := string(data)
-	for _, want := range []string{
+	spec := r.finish("save_customer")
+	r.lacks(spec,
 		"select: {target: {label: Customer}, option: \"{{ customer }}\"}",
 		"select: {target: {label: Country}, option: \"{{ country }}\"}",
 		"select: {target: {label: Regions}, options: \"{{ regions }}\"}",
@@ -119,42 +78,17 @@ func TestRecordAntdForm(t *testing.T) {
 		"select: {target: {label: Location}, path: \"{{ location }}\"}",
 		"location: [Zhejiang, Hangzhou, West Lake]",
 		"request_succeeded: {url: /api/save, method: POST}",
-		"list_count_delta: {target: {testid: saved-row}, delta: 1}",
-	} {
-		if !strings.Contains(spec, want) {
-			t.Errorf("the recorded spec lacks %s\nrecorded:\n%s", want, r.stderr.String())
-		}
-	}
+		"list_count_delta: {target: {testid: saved-row}, delta: 1}")
 	for _, bad := range []string{"secret", "Save customer", "country: {type: string, enum"} {
-		if strings.Contains(spec, bad) {
+		if strings.Contains(string(spec), bad) {
 			t.Errorf("the recorded spec holds %q", bad)
 		}
 	}
 	if n := strings.Count(r.stderr.String(), "  + click"); n != 13 {
 		t.Errorf("recorded %d clicks, want 13 (one per combobox, one per pick or level; Enter's synthesised click is not one)\n%s", n, r.stderr.String())
 	}
-
-	b, err := engine.Launch(ctx, engine.Options{ControlURL: remote.WS})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	res := replaySpec(t, ctx, out, runtime.ContextPages(b), map[string]string{"WIDGETS_URL": srv.URL},
-		map[string]any{"customer": "Initech", "country": "Sweden", "regions": []any{"South", "East"},
-			"location": []any{"Jiangsu", "Nanjing", "Zhong Hua Men"}, "start_date": "2026-12-25"})
-	if !res.OK || res.Verdict != sessionlog.VerdictPassed {
-		var buf bytes.Buffer
-		PrintOutcome(&buf, res)
-		t.Fatalf("replay: %s", buf.String())
-	}
-	saves := ss.Effects("/api/save")
-	if len(saves) != 2 {
-		t.Fatalf("after the replay the session saved %d time(s), want 2: %+v", len(saves), saves)
-	}
-	for _, want := range []string{`"customer":"Initech"`, `"country":"Sweden"`, `"regions":["South","East"]`,
-		`"location":["jiangsu","nanjing","zhonghuamen"]`, `"start":"2026-12-25"`} {
-		if !bytes.Contains(saves[1].Body, []byte(want)) {
-			t.Errorf("the replayed save %s lacks %s", saves[1].Body, want)
-		}
-	}
+	r.replay("save_customer", map[string]any{"customer": "Initech", "country": "Sweden", "regions": []any{"South", "East"},
+		"location": []any{"Jiangsu", "Nanjing", "Zhong Hua Men"}, "start_date": "2026-12-25"},
+		`"customer":"Initech"`, `"country":"Sweden"`, `"regions":["South","East"]`,
+		`"location":["jiangsu","nanjing","zhonghuamen"]`, `"start":"2026-12-25"`)
 }
