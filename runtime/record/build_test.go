@@ -328,3 +328,36 @@ func TestKeep(t *testing.T) {
 		t.Error("another version read")
 	}
 }
+
+// TestKeepPicks: a kept recording of widget picks (a multiple select, a
+// cascader's path) builds the same spec again.
+func TestKeepPicks(t *testing.T) {
+	acts := append(regionPicks("North", "East"), cascade("Jiangsu", "Nanjing")...)
+	o := Options{Name: "pick", URL: "http://site.test/x"}
+	m, err := Build(acts, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := m.YAML()
+	data, err := Keep(acts, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, ko, err := ReadKept(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, err := Build(back, Options{Name: "pick", URL: ko.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := m2.YAML()
+	if string(got) != string(want) {
+		t.Errorf("rebuilt:\n%s\nwant:\n%s", got, want)
+	}
+	for _, s := range []string{`options: "{{ regions }}"`, `path: "{{ location }}"`} {
+		if !strings.Contains(string(got), s) {
+			t.Errorf("rebuilt spec lacks %s:\n%s", s, got)
+		}
+	}
+}
