@@ -325,13 +325,14 @@
       ev.options = pick.options.map(norm);
       if (pick.partial) ev.optionsPartial = true;
     } else if (p.info.role === 'option') optionsAround(el, ev);
+    const combo = lastCombo && lastCombo.isConnected ? lastCombo : null;
     // A multiple select's popup stays open: the next option pressed is
     // another pick of the same combobox.
-    if (ev.role === 'option' && lastCombo && lastCombo.isConnected && mk.comboMultiple(lastCombo)) ev.multiple = true;
+    if (ev.role === 'option' && mk.comboMultiple(combo)) ev.multiple = true;
     // A menu entry opened from a combobox is one level of a cascader's
     // path, named as select's path finds it (antd adds its arrow's "right"
     // to the accessible name).
-    if (LEVEL_ROLES.has(ev.role) && lastCombo && lastCombo.isConnected) {
+    if (LEVEL_ROLES.has(ev.role) && combo) {
       ev.level = true;
       ev.name = norm(mk.pathName(el));
     }

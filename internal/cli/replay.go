@@ -174,29 +174,11 @@ func (r *replayer) step(st *spec.Step) (engine.Step, error) {
 	if out.Key, err = r.text(st.Key, replayPlain); err != nil {
 		return out, err
 	}
-	for _, o := range st.Options {
-		s, err := r.text(o, replayPlain)
-		if err != nil {
-			return out, err
-		}
-		out.Options = append(out.Options, s)
+	if out.Options, err = r.texts(st.Options, st.OptionsFrom); err != nil {
+		return out, err
 	}
-	for _, o := range st.SelectPath {
-		s, err := r.text(o, replayPlain)
-		if err != nil {
-			return out, err
-		}
-		out.Path = append(out.Path, s)
-	}
-	if st.OptionsFrom != nil {
-		if out.Options, err = r.list(st.OptionsFrom.Whole()); err != nil {
-			return out, err
-		}
-	}
-	if st.SelectPathFrom != nil {
-		if out.Path, err = r.list(st.SelectPathFrom.Whole()); err != nil {
-			return out, err
-		}
+	if out.Path, err = r.texts(st.SelectPath, st.SelectPathFrom); err != nil {
+		return out, err
 	}
 	for _, t := range []*spec.Template{st.Value, st.OptionsFrom, st.SelectPathFrom} {
 		if t != nil && t.Secret {
@@ -221,6 +203,23 @@ func (r *replayer) step(st *spec.Step) (engine.Step, error) {
 			return out, err
 		}
 		out.Expect = append(out.Expect, ec)
+	}
+	return out, nil
+}
+
+// texts are a select's options or path: the literal texts, or the list
+// from (one reference), as gen's texts compiles them.
+func (r *replayer) texts(lit []*spec.Template, from *spec.Template) ([]string, error) {
+	if from != nil {
+		return r.list(from.Whole())
+	}
+	var out []string
+	for _, t := range lit {
+		s, err := r.text(t, replayPlain)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
 	}
 	return out, nil
 }

@@ -133,7 +133,12 @@ func (b *builder) action(a *engine.Recorded) {
 	case "select":
 		st.Kind = vocab.ActSelect
 		st.Value = b.param(a).ref()
-		st.Many, st.Path = a.Multiple, a.Level
+		switch {
+		case a.Level:
+			st.List = "path"
+		case a.Multiple:
+			st.List = "options"
+		}
 	case "check":
 		st.Kind = vocab.ActCheck
 	case "uncheck":
@@ -750,7 +755,7 @@ func (b *builder) applyOptions() error {
 		return out.String()
 	}
 	for _, st := range b.m.Steps {
-		if p := orig[strings.Trim(st.Value, "\x00")]; (st.Many || st.Path) && p != nil && consts[p] {
+		if p := orig[strings.Trim(st.Value, "\x00")]; st.List != "" && p != nil && consts[p] {
 			// A constant list is written as the list.
 			st.Value, st.Options = "", p.Values
 		}

@@ -47,13 +47,13 @@ type Step struct {
 	Kind   vocab.Action // goto, click, fill, select, check, uncheck, press
 	URL    string       // goto
 	Target *engine.Target
-	Value  string // fill value, select option (options, with Many)
+	Value  string // fill value, select option (or list: see List)
 	Key    string // press
-	// Many is a select of several options, Path one of a cascader's path:
-	// Value refers to an array parameter, or Options are the options (the
-	// levels) written as they are.
-	Many    bool
-	Path    bool
+	// List is the key a select of a list is written under: "options"
+	// (several options) or "path" (a cascader's levels); "" for one
+	// option. Value then refers to an array parameter, or Options are the
+	// list written as it is.
+	List    string
 	Options []string
 	Expect  []Cond
 	// Unverified is why no check proves the step's effect (checked

@@ -113,14 +113,10 @@ func stepNode(st *Step) *yaml.Node {
 		v := specyaml.Map(true)
 		specyaml.Add(v, "target", targetNode(st.Target))
 		switch {
-		case st.Path && st.Options != nil:
-			specyaml.Add(v, "path", specyaml.FlowSeq(escapeAll(st.Options)))
-		case st.Path:
-			specyaml.Add(v, "path", specyaml.Str(st.Value))
-		case st.Many && st.Options != nil:
-			specyaml.Add(v, "options", specyaml.FlowSeq(escapeAll(st.Options)))
-		case st.Many:
-			specyaml.Add(v, "options", specyaml.Str(st.Value))
+		case st.List != "" && st.Options != nil:
+			specyaml.Add(v, st.List, specyaml.FlowSeq(escapeAll(st.Options)))
+		case st.List != "":
+			specyaml.Add(v, st.List, specyaml.Str(st.Value))
 		default:
 			specyaml.Add(v, "option", specyaml.Str(st.Value))
 		}
